@@ -1,0 +1,52 @@
+// Byte-order helpers that are correct on big- and little-endian hosts and
+// free of undefined behaviour (memcpy instead of pointer casts); compilers turn
+// them into single loads/stores plus a byte swap where needed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace hwaccel {
+
+inline constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+inline uint32_t load_be32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return kLittleEndian ? __builtin_bswap32(v) : v;
+}
+
+inline void store_be32(uint8_t* p, uint32_t v) {
+    if (kLittleEndian) v = __builtin_bswap32(v);
+    std::memcpy(p, &v, 4);
+}
+
+inline uint64_t load_le64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return kLittleEndian ? v : __builtin_bswap64(v);
+}
+
+inline void store_le64(uint8_t* p, uint64_t v) {
+    if (!kLittleEndian) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, 8);
+}
+
+inline void store_be64(uint8_t* p, uint64_t v) {
+    if (kLittleEndian) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, 8);
+}
+
+inline constexpr uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> ((32 - n) & 31)); }
+inline constexpr uint32_t rotr32(uint32_t x, int n) { return (x >> n) | (x << ((32 - n) & 31)); }
+inline constexpr uint64_t rotl64(uint64_t x, int n) { return (x << n) | (x >> ((64 - n) & 63)); }
+
+// Zeroes memory in a way the optimiser may not remove (for wiping secrets
+// where OpenSSL_cleanse is out of reach: backends never link libcrypto).
+inline void secure_zero(void* p, size_t n) {
+    static void* (*const volatile memset_v)(void*, int, size_t) = std::memset;
+    memset_v(p, 0, n);
+}
+
+}  // namespace hwaccel

@@ -1,0 +1,34 @@
+// What the CPU offers, detected once per process.
+#pragma once
+
+#include <string>
+
+namespace hwaccel {
+
+struct CpuFeatures {
+    // x86-64 (CPUID leaf 1, 7; XGETBV for the OS's AVX state)
+    bool sse41 = false;
+    bool ssse3 = false;
+    bool avx = false;
+    bool avx2 = false;
+    bool bmi1 = false;
+    bool bmi2 = false;
+    bool aesni = false;
+    bool vaes = false;
+    bool sha_ni = false;
+    // Zhaoxin/Centaur PadLock Hash Engine (leaf 0xC0000001 EDX bits 10/11)
+    bool phe = false;
+    // IBM Z CPACF function codes (KIMD/KLMD query bitmaps)
+    bool cpacf_sha1 = false;
+    bool cpacf_sha256 = false;
+    bool cpacf_sha3 = false;
+    bool cpacf_shake = false;
+};
+
+// The features of the running CPU, detected on first use (thread-safe).
+const CpuFeatures& cpu_features();
+
+// "sha_ni aesni avx2 ..." for humans.
+std::string describe(const CpuFeatures& f);
+
+}  // namespace hwaccel

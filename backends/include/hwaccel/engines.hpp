@@ -1,0 +1,75 @@
+// Block-function interfaces every engine implements, one struct per family.
+//
+// Engines see only whole blocks and raw state, in the spirit of the kernel's
+// sha256_blocks(state, data, nblocks). Buffering, padding, XOF lengths, IVs and
+// every other EVP rule live in provider/, written once. Nothing here includes
+// OpenSSL: a backend must never call back into libcrypto (the default library
+// context may route the call back to us).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hwaccel {
+
+struct CpuFeatures;
+
+// SHA-1: state is the five 32-bit chaining words as integers (H0..H4).
+struct Sha1Engine {
+    const char* name;
+    bool (*available)(const CpuFeatures&);
+    // Compress nblocks (>= 1) whole 64-byte blocks into state.
+    void (*blocks)(uint32_t state[5], const uint8_t* data, size_t nblocks);
+};
+
+// SHA-256 (and SHA-224, which differs only in its initial state and output
+// length): state is the eight 32-bit chaining words as integers.
+struct Sha256Engine {
+    const char* name;
+    bool (*available)(const CpuFeatures&);
+    void (*blocks)(uint32_t state[8], const uint8_t* data, size_t nblocks);
+};
+
+// Keccak-f[1600] for SHA-3 and SHAKE. The state is 25 64-bit lanes held as
+// native integers, lane (x, y) at index x + 5*y. Byte i of the sponge is byte
+// (i % 8) of lane i / 8 in little-endian order; the provider converts at its
+// edges (keccak_sponge.hpp), so every engine agrees on this one layout.
+struct KeccakEngine {
+    const char* name;
+    bool (*available)(const CpuFeatures&);
+    // For each of nblocks blocks of rate bytes (rate a multiple of 8, <= 168):
+    // XOR the block into the state, then apply the permutation.
+    void (*absorb)(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate);
+    // The bare permutation, for squeezing more output than one rate.
+    void (*permute)(uint64_t state[25]);
+};
+
+// SM4 round keys. Engines may keep extra precomputed material in the spare
+// area; the struct is a plain value so a context copy is a deep copy.
+struct alignas(32) Sm4Key {
+    uint32_t enc[32];  // rk[0..31]
+    uint32_t dec[32];  // the same keys reversed: SM4 decryption is encryption with them
+};
+
+// SM4. The bulk functions take whole 16-byte blocks; in and out may be the
+// same pointer (in place) but must not otherwise overlap. Optional functions
+// may be null: the provider then builds the mode from ecb/encrypt_block.
+struct Sm4Engine {
+    const char* name;
+    bool (*available)(const CpuFeatures&);
+    void (*set_key)(Sm4Key* key, const uint8_t user_key[16]);
+    // Encrypts (with key->enc) or decrypts (with key->dec): the direction is
+    // chosen by which round-key array is passed.
+    void (*ecb)(const uint32_t rk[32], uint8_t* out, const uint8_t* in, size_t nblocks);
+    // Serial modes (CBC/CFB encryption) call this once per block; it must be
+    // the engine's lowest-latency constant-time path.
+    void (*encrypt_block)(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16]);
+    // Optional fused parallel modes. ctr: counter is the 128-bit big-endian
+    // counter block, advanced by nblocks (wrapping at 2^128). iv: the chaining
+    // value, updated to the last ciphertext block.
+    void (*ctr)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t counter[16]);
+    void (*cbc_decrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+    void (*cfb_decrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+};
+
+}  // namespace hwaccel

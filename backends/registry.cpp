@@ -1,0 +1,132 @@
+#include "hwaccel/registry.hpp"
+
+#include <cstring>
+
+#include "generic/generic_engines.hpp"
+
+namespace hwaccel {
+namespace {
+
+// Best first; the portable engine closes every list.
+const Sha1Engine* const kSha1[] = {&generic::sha1};
+const Sha256Engine* const kSha256[] = {&generic::sha256};
+const KeccakEngine* const kKeccak[] = {&generic::keccak};
+const Sm4Engine* const kSm4[] = {&generic::sm4};
+
+template <class Engine, size_t N>
+EngineList<Engine> list_of(const Engine* const (&items)[N]) {
+    return {items, N};
+}
+
+template <class Engine>
+const Engine* best(EngineList<Engine> engines, const CpuFeatures& cpu) {
+    for (const Engine* e : engines)
+        if (e->available(cpu)) return e;
+    return nullptr;  // unreachable: the portable engine is always available
+}
+
+// Finds `name` in `engines`; fills `error` when it is unknown or unavailable.
+template <class Engine>
+const Engine* find(EngineList<Engine> engines, const std::string& family, const std::string& name,
+                   const CpuFeatures& cpu, std::string& error) {
+    for (const Engine* e : engines) {
+        if (name != e->name) continue;
+        if (!e->available(cpu)) {
+            error = "engine '" + name + "' for " + family + " is not supported by this CPU";
+            return nullptr;
+        }
+        return e;
+    }
+    error = "unknown engine '" + name + "' for " + family + " (known:";
+    for (const Engine* e : engines) error += std::string(" ") + e->name;
+    error += ")";
+    return nullptr;
+}
+
+std::string trim(const std::string& s) {
+    const char* ws = " \t\r\n";
+    size_t b = s.find_first_not_of(ws);
+    if (b == std::string::npos) return "";
+    size_t e = s.find_last_not_of(ws);
+    return s.substr(b, e - b + 1);
+}
+
+// Sets one family (or all of them); aliases follow the algorithm names users know.
+bool set_family(Selection& sel, const std::string& family, const std::string& engine,
+                const CpuFeatures& cpu, std::string& error) {
+    if (family == "all") {
+        for (const char* f : {"sha1", "sha256", "sha3", "sm4"})
+            if (!set_family(sel, f, engine, cpu, error)) return false;
+        return true;
+    }
+    if (family == "sha1") {
+        auto e = find(sha1_engines(), family, engine, cpu, error);
+        if (!e) return false;
+        sel.sha1 = e;
+    } else if (family == "sha256" || family == "sha224") {
+        auto e = find(sha256_engines(), family, engine, cpu, error);
+        if (!e) return false;
+        sel.sha256 = e;
+    } else if (family == "sha3" || family == "shake" || family == "keccak") {
+        auto e = find(keccak_engines(), family, engine, cpu, error);
+        if (!e) return false;
+        sel.keccak = e;
+    } else if (family == "sm4") {
+        auto e = find(sm4_engines(), family, engine, cpu, error);
+        if (!e) return false;
+        sel.sm4 = e;
+    } else {
+        error = "unknown algorithm family '" + family +
+                "' (known: sha1 sha224 sha256 sha3 shake sm4 all)";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+EngineList<Sha1Engine> sha1_engines() { return list_of(kSha1); }
+EngineList<Sha256Engine> sha256_engines() { return list_of(kSha256); }
+EngineList<KeccakEngine> keccak_engines() { return list_of(kKeccak); }
+EngineList<Sm4Engine> sm4_engines() { return list_of(kSm4); }
+
+Selection best_selection(const CpuFeatures& cpu) {
+    Selection s;
+    s.sha1 = best(sha1_engines(), cpu);
+    s.sha256 = best(sha256_engines(), cpu);
+    s.keccak = best(keccak_engines(), cpu);
+    s.sm4 = best(sm4_engines(), cpu);
+    return s;
+}
+
+bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& cpu,
+                     std::string& error) {
+    if (spec == nullptr) return true;
+    Selection result = selection;
+    std::string all(spec);
+    size_t pos = 0;
+    while (pos <= all.size()) {
+        size_t comma = all.find(',', pos);
+        if (comma == std::string::npos) comma = all.size();
+        std::string item = trim(all.substr(pos, comma - pos));
+        pos = comma + 1;
+        if (item.empty()) continue;
+        size_t eq = item.find('=');
+        if (eq == std::string::npos) {
+            error = "override '" + item + "' is not of the form family=engine";
+            return false;
+        }
+        std::string family = trim(item.substr(0, eq));
+        std::string engine = trim(item.substr(eq + 1));
+        if (!set_family(result, family, engine, cpu, error)) return false;
+    }
+    selection = result;
+    return true;
+}
+
+std::string describe(const Selection& s) {
+    return std::string("sha1=") + s.sha1->name + ",sha256=" + s.sha256->name +
+           ",sha3=" + s.keccak->name + ",sm4=" + s.sm4->name;
+}
+
+}  // namespace hwaccel
