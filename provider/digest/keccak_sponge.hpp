@@ -34,8 +34,8 @@ public:
     size_t rate() const { return rate_; }
     bool squeezing() const { return squeezing_; }
 
-    // Must not be called once squeezing has begun.
-    void absorb(const uint8_t* data, size_t len) {
+    // Absorbs input; must not be called once squeezing has begun.
+    void update(const uint8_t* data, size_t len) {
         if (buffered_ != 0) {
             size_t take = rate_ - buffered_;
             if (take > len) take = len;

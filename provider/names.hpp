@@ -1,0 +1,24 @@
+// Algorithm names, aliases and OIDs exactly as OpenSSL's default provider
+// registers them (openssl-3.0 providers/implementations/include/prov/names.h),
+// so EVP_sha256()-style code and `openssl dgst -sha256` reach us.
+#pragma once
+
+namespace hwaccel::names {
+
+inline constexpr const char kSha1[] = "SHA1:SHA-1:SSL3-SHA1:1.3.14.3.2.26";
+inline constexpr const char kSha224[] = "SHA2-224:SHA-224:SHA224:2.16.840.1.101.3.4.2.4";
+inline constexpr const char kSha256[] = "SHA2-256:SHA-256:SHA256:2.16.840.1.101.3.4.2.1";
+inline constexpr const char kSha3_224[] = "SHA3-224:2.16.840.1.101.3.4.2.7";
+inline constexpr const char kSha3_256[] = "SHA3-256:2.16.840.1.101.3.4.2.8";
+inline constexpr const char kSha3_384[] = "SHA3-384:2.16.840.1.101.3.4.2.9";
+inline constexpr const char kSha3_512[] = "SHA3-512:2.16.840.1.101.3.4.2.10";
+inline constexpr const char kShake128[] = "SHAKE-128:SHAKE128:2.16.840.1.101.3.4.2.11";
+inline constexpr const char kShake256[] = "SHAKE-256:SHAKE256:2.16.840.1.101.3.4.2.12";
+
+inline constexpr const char kSm4Ecb[] = "SM4-ECB:1.2.156.10197.1.104.1";
+inline constexpr const char kSm4Cbc[] = "SM4-CBC:SM4:1.2.156.10197.1.104.2";
+inline constexpr const char kSm4Ofb[] = "SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3";
+inline constexpr const char kSm4Cfb[] = "SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4";
+inline constexpr const char kSm4Ctr[] = "SM4-CTR:1.2.156.10197.1.104.7";
+
+}  // namespace hwaccel::names

@@ -1,0 +1,33 @@
+// The provider instance: what the core handed us, our property string, and
+// the engines chosen for this instance. Immutable after init, so any number
+// of threads may use it.
+#pragma once
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+
+#include <string>
+#include <vector>
+
+#include "hwaccel/registry.hpp"
+
+namespace hwaccel {
+
+struct CoreUpcalls {
+    OSSL_FUNC_core_get_params_fn* get_params = nullptr;
+    OSSL_FUNC_core_new_error_fn* new_error = nullptr;
+    OSSL_FUNC_core_set_error_debug_fn* set_error_debug = nullptr;
+    OSSL_FUNC_core_vset_error_fn* vset_error = nullptr;
+};
+
+struct ProvCtx {
+    const OSSL_CORE_HANDLE* handle = nullptr;
+    CoreUpcalls core;
+    std::string instance_name;  // "hwaccel", or the config's identity
+    std::string property;       // "provider=<instance_name>"
+    Selection engines;
+    std::vector<OSSL_ALGORITHM> digests;  // tables carry `property`, so per instance
+    std::vector<OSSL_ALGORITHM> ciphers;
+};
+
+}  // namespace hwaccel

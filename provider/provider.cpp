@@ -1,0 +1,178 @@
+// The provider entry point: OSSL_provider_init, its parameters, the query
+// for algorithm tables, and teardown.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "algorithms.hpp"
+#include "errors.hpp"
+#include "params.hpp"
+#include "prov_ctx.hpp"
+
+#ifndef HWACCEL_VERSION
+#error "HWACCEL_VERSION must be defined by the build"
+#endif
+
+namespace hwaccel {
+namespace {
+
+// The provider config key and environment variable that force engines; the
+// same syntax as registry.hpp describes. The environment wins, so a user can
+// override a config file for one command.
+constexpr const char kEnginesConfigKey[] = "engines";
+constexpr const char kEnginesEnvVar[] = "HWACCEL_ENGINES";
+
+struct Instance : ProvCtx {
+    std::string buildinfo;
+    std::string engines_text;
+    std::string cpu_text;
+};
+
+void read_upcalls(const OSSL_DISPATCH* in, CoreUpcalls& core) {
+    for (; in != nullptr && in->function_id != 0; ++in) {
+        switch (in->function_id) {
+        case OSSL_FUNC_CORE_GET_PARAMS:
+            core.get_params = OSSL_FUNC_core_get_params(in);
+            break;
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            core.new_error = OSSL_FUNC_core_new_error(in);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            core.set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            core.vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+// Applies one source of overrides; on error it is raised and, because
+// OpenSSL 3.0 silently skips providers that fail to load from a config file,
+// also printed once to stderr.
+bool apply_engine_spec(Instance& inst, const char* spec, const char* source) {
+    std::string error;
+    if (apply_overrides(inst.engines, spec, cpu_features(), error)) return true;
+    // The reason table is not registered yet while init runs, so the detail
+    // text carries the whole message.
+    raise_error(&inst, kErrBadEngineSpec, "invalid engine selection: %s \"%s\": %s", source,
+                spec, error.c_str());
+    std::fprintf(stderr, "hwaccel: %s \"%s\": %s; provider not loaded\n", source, spec,
+                 error.c_str());
+    return false;
+}
+
+void teardown(void* provctx) noexcept { delete static_cast<Instance*>(provctx); }
+
+const OSSL_PARAM* gettable_params(void*) noexcept {
+    static const OSSL_PARAM table[] = {
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_NAME, OSSL_PARAM_UTF8_PTR, nullptr, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_VERSION, OSSL_PARAM_UTF8_PTR, nullptr, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_BUILDINFO, OSSL_PARAM_UTF8_PTR, nullptr, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_STATUS, OSSL_PARAM_INTEGER, nullptr, 0),
+        OSSL_PARAM_DEFN("engines", OSSL_PARAM_UTF8_PTR, nullptr, 0),
+        OSSL_PARAM_DEFN("cpu-features", OSSL_PARAM_UTF8_PTR, nullptr, 0),
+        OSSL_PARAM_END,
+    };
+    return table;
+}
+
+int get_params(void* provctx, OSSL_PARAM params[]) noexcept {
+    auto* inst = static_cast<Instance*>(provctx);
+    return params::set_utf8(params, OSSL_PROV_PARAM_NAME,
+                            "hwaccel: hardware-accelerated SHA-1, SHA-2, SHA-3, SHAKE and SM4") &&
+           params::set_utf8(params, OSSL_PROV_PARAM_VERSION, HWACCEL_VERSION) &&
+           params::set_utf8(params, OSSL_PROV_PARAM_BUILDINFO, inst->buildinfo.c_str()) &&
+           params::set_int(params, OSSL_PROV_PARAM_STATUS, 1) &&
+           params::set_utf8(params, "engines", inst->engines_text.c_str()) &&
+           params::set_utf8(params, "cpu-features", inst->cpu_text.c_str());
+}
+
+const OSSL_ALGORITHM* query(void* provctx, int operation_id, int* no_cache) noexcept {
+    auto* inst = static_cast<Instance*>(provctx);
+    *no_cache = 0;
+    switch (operation_id) {
+    case OSSL_OP_DIGEST:
+        return inst->digests.data();
+    case OSSL_OP_CIPHER:
+        return inst->ciphers.size() > 1 ? inst->ciphers.data() : nullptr;
+    default:
+        return nullptr;
+    }
+}
+
+const OSSL_ITEM* get_reason_strings(void*) noexcept { return reason_strings(); }
+
+constexpr OSSL_FUNC_provider_teardown_fn* kTeardown = teardown;
+constexpr OSSL_FUNC_provider_gettable_params_fn* kGettableParams = gettable_params;
+constexpr OSSL_FUNC_provider_get_params_fn* kGetParams = get_params;
+constexpr OSSL_FUNC_provider_query_operation_fn* kQuery = query;
+constexpr OSSL_FUNC_provider_get_reason_strings_fn* kReasonStrings = get_reason_strings;
+
+const OSSL_DISPATCH kProviderFunctions[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, reinterpret_cast<void (*)(void)>(kTeardown)},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, reinterpret_cast<void (*)(void)>(kGettableParams)},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, reinterpret_cast<void (*)(void)>(kGetParams)},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, reinterpret_cast<void (*)(void)>(kQuery)},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, reinterpret_cast<void (*)(void)>(kReasonStrings)},
+    {0, nullptr},
+};
+
+int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DISPATCH** out,
+         void** provctx) {
+    auto inst = std::make_unique<Instance>();
+    inst->handle = handle;
+    read_upcalls(in, inst->core);
+
+    // What the core knows: our instance name and the keys of our config section.
+    const char* name = nullptr;
+    const char* config_spec = nullptr;
+    if (inst->core.get_params != nullptr) {
+        OSSL_PARAM request[] = {
+            OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_PROV_NAME, const_cast<char**>(&name), 0),
+            OSSL_PARAM_utf8_ptr(kEnginesConfigKey, const_cast<char**>(&config_spec), 0),
+            OSSL_PARAM_END,
+        };
+        if (!inst->core.get_params(handle, request)) name = nullptr, config_spec = nullptr;
+    }
+    inst->instance_name = name ? name : "hwaccel";
+    // The property follows the instance name, so `identity = x` in a config
+    // file still matches `-propquery provider=x`.
+    inst->property = "provider=" + inst->instance_name;
+
+    inst->engines = best_selection(cpu_features());
+    if (!apply_engine_spec(*inst, config_spec, "config key engines =")) return 0;
+    if (!apply_engine_spec(*inst, std::getenv(kEnginesEnvVar), kEnginesEnvVar)) return 0;
+
+    inst->engines_text = describe(inst->engines);
+    inst->cpu_text = describe(cpu_features());
+    inst->buildinfo = std::string("hwaccel ") + HWACCEL_VERSION + ", engines: " +
+                      inst->engines_text + "; cpu: " + inst->cpu_text;
+    build_algorithm_tables(*inst);
+
+    *out = kProviderFunctions;
+    *provctx = inst.release();
+    return 1;
+}
+
+}  // namespace
+}  // namespace hwaccel
+
+extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(
+    const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DISPATCH** out,
+    void** provctx) noexcept {
+    try {
+        return hwaccel::init(handle, in, out, provctx);
+    } catch (...) {
+        // Nothing to report through: the upcalls may be what failed.
+        return 0;
+    }
+}

@@ -1,0 +1,348 @@
+// Digests through EVP: hwaccel (every engine selection this CPU can run)
+// against OpenSSL's default provider in the same library context.
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "provider_fixture.hpp"
+
+using namespace hwaccel::test;
+using Bytes = std::vector<unsigned char>;
+
+namespace {
+
+Bytes random_bytes(std::mt19937_64& rng, size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = static_cast<unsigned char>(rng());
+    return b;
+}
+
+// One-shot digest of `data`; for XOFs `outlen` bytes through FinalXOF.
+Bytes digest(const EVP_MD* md, const Bytes& data, size_t outlen = 0) {
+    MdCtxPtr ctx(EVP_MD_CTX_new());
+    REQUIRE(EVP_DigestInit_ex(ctx.get(), md, nullptr) == 1);
+    REQUIRE(EVP_DigestUpdate(ctx.get(), data.data(), data.size()) == 1);
+    Bytes out;
+    if (EVP_MD_get_flags(md) & EVP_MD_FLAG_XOF) {
+        out.resize(outlen);
+        REQUIRE(EVP_DigestFinalXOF(ctx.get(), out.data(), outlen) == 1);
+    } else {
+        out.resize(EVP_MD_get_size(md));
+        unsigned int len = 0;
+        REQUIRE(EVP_DigestFinal_ex(ctx.get(), out.data(), &len) == 1);
+        REQUIRE(len == out.size());
+    }
+    return out;
+}
+
+// Updates in random pieces, zero-length ones included.
+void update_in_pieces(EVP_MD_CTX* ctx, const unsigned char* p, size_t n, std::mt19937_64& rng) {
+    while (n > 0) {
+        size_t piece = rng() % 4 == 0 ? 0 : rng() % (n < 300 ? n + 1 : 300);
+        if (rng() % 8 == 0) piece = n;
+        REQUIRE(EVP_DigestUpdate(ctx, p, piece) == 1);
+        p += piece;
+        n -= piece;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("provider reports name, version, buildinfo, status and engines", "[provider]") {
+    LoadedProvider prov;
+    const char *name = nullptr, *version = nullptr, *buildinfo = nullptr;
+    int status = 0;
+    OSSL_PARAM request[] = {
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, const_cast<char**>(&name), 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, const_cast<char**>(&version), 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, const_cast<char**>(&buildinfo), 0),
+        OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, &status),
+        OSSL_PARAM_END,
+    };
+    REQUIRE(OSSL_PROVIDER_get_params(prov.hwaccel(), request) == 1);
+    REQUIRE(name != nullptr);
+    CHECK(std::string(name).find("hwaccel") != std::string::npos);
+    REQUIRE(version != nullptr);
+    CHECK(std::string(version).size() >= 5);
+    REQUIRE(buildinfo != nullptr);
+    CHECK(std::string(buildinfo).find("engines: sha1=") != std::string::npos);
+    CHECK(status == 1);
+    CHECK(prov.engines().find("sha256=") != std::string::npos);
+}
+
+TEST_CASE("forced engines are what the provider reports", "[provider][engines]") {
+    for (const std::string& sel : engine_selections()) {
+        if (sel.empty()) continue;
+        LoadedProvider prov(sel);
+        INFO("HWACCEL_ENGINES=" << sel << " -> " << prov.engines());
+        CHECK(prov.engines().find(sel) != std::string::npos);
+    }
+    LoadedProvider all("all=generic");
+    CHECK(all.engines() == "sha1=generic,sha256=generic,sha3=generic,sm4=generic");
+}
+
+TEST_CASE("an unknown engine or family refuses to load, with a readable error", "[provider][engines]") {
+    for (const char* bad : {"sha256=nosuchengine", "md5=generic", "sha256", "sha1=generic,sm4=bogus"}) {
+        INFO(bad);
+        take_errors();
+        CHECK_THROWS_WITH(LoadedProvider(bad), Catch::Contains("invalid engine selection") &&
+                                                  Catch::Contains(bad));
+    }
+}
+
+TEST_CASE("digest parameters equal the default provider's", "[digest]") {
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        CHECK(EVP_MD_get_size(ours.get()) == EVP_MD_get_size(theirs.get()));
+        CHECK(EVP_MD_get_block_size(ours.get()) == EVP_MD_get_block_size(theirs.get()));
+        CHECK(EVP_MD_get_flags(ours.get()) == EVP_MD_get_flags(theirs.get()));
+        CHECK(EVP_MD_get_type(ours.get()) == EVP_MD_get_type(theirs.get()));
+        // Every alias the default provider answers to reaches us too.
+        EVP_MD_names_do_all(theirs.get(), [](const char* alias, void* arg) {
+            auto* p = static_cast<LoadedProvider*>(arg);
+            MdPtr m(EVP_MD_fetch(p->libctx(), alias, "provider=hwaccel"));
+            INFO("alias " << alias);
+            CHECK(m != nullptr);
+        }, &prov);
+    }
+}
+
+TEST_CASE("digests equal the default provider's: random lengths and splits", "[digest]") {
+    std::mt19937_64 rng(20261130);
+    for (const std::string& sel : engine_selections()) {
+        LoadedProvider prov(sel);
+        for (const auto& d : all_digests()) {
+            INFO("engines " << prov.engines() << ", " << d.name);
+            MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+            for (int iter = 0; iter < 40; ++iter) {
+                size_t len = iter < 10 ? iter * 37 % 200 : rng() % 5001;
+                size_t outlen = d.xof ? rng() % 700 : 0;
+                Bytes msg = random_bytes(rng, len);
+                INFO("length " << len << " xoflen " << outlen);
+                Bytes expect = digest(theirs.get(), msg, outlen);
+                CHECK(digest(ours.get(), msg, outlen) == expect);
+
+                MdCtxPtr ctx(EVP_MD_CTX_new());
+                REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
+                update_in_pieces(ctx.get(), msg.data(), msg.size(), rng);
+                Bytes got(expect.size());
+                if (d.xof)
+                    REQUIRE(EVP_DigestFinalXOF(ctx.get(), got.data(), got.size()) == 1);
+                else
+                    REQUIRE(EVP_DigestFinal_ex(ctx.get(), got.data(), nullptr) == 1);
+                CHECK(got == expect);
+            }
+        }
+    }
+}
+
+TEST_CASE("EVP_Digest one-shot, and SHAKE's default length as OpenSSL 3.0", "[digest]") {
+    LoadedProvider prov;
+    Bytes msg(1000, 0x5a);
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        unsigned char a[64], b[64];
+        unsigned int alen = 0, blen = 0;
+        REQUIRE(EVP_Digest(msg.data(), msg.size(), a, &alen, ours.get(), nullptr) == 1);
+        REQUIRE(EVP_Digest(msg.data(), msg.size(), b, &blen, theirs.get(), nullptr) == 1);
+        REQUIRE(alen == blen);
+        CHECK(std::memcmp(a, b, alen) == 0);
+    }
+}
+
+TEST_CASE("a copied context continues independently", "[digest]") {
+    std::mt19937_64 rng(7);
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        for (size_t cut : {0, 1, 63, 64, 65, 135, 136, 137, 168, 500}) {
+            Bytes msg = random_bytes(rng, 600), tail = random_bytes(rng, 77);
+            MdCtxPtr a(EVP_MD_CTX_new()), b(EVP_MD_CTX_new());
+            REQUIRE(EVP_DigestInit_ex(a.get(), ours.get(), nullptr) == 1);
+            REQUIRE(EVP_DigestUpdate(a.get(), msg.data(), cut) == 1);
+            REQUIRE(EVP_MD_CTX_copy_ex(b.get(), a.get()) == 1);
+            // a: the whole message; b: the prefix plus a different tail.
+            REQUIRE(EVP_DigestUpdate(a.get(), msg.data() + cut, msg.size() - cut) == 1);
+            REQUIRE(EVP_DigestUpdate(b.get(), tail.data(), tail.size()) == 1);
+            Bytes prefix_tail(msg.begin(), msg.begin() + cut);
+            prefix_tail.insert(prefix_tail.end(), tail.begin(), tail.end());
+            size_t n = d.xof ? 100 : EVP_MD_get_size(ours.get());
+            Bytes ga(n), gb(n);
+            if (d.xof) {
+                REQUIRE(EVP_DigestFinalXOF(a.get(), ga.data(), n) == 1);
+                REQUIRE(EVP_DigestFinalXOF(b.get(), gb.data(), n) == 1);
+            } else {
+                REQUIRE(EVP_DigestFinal_ex(a.get(), ga.data(), nullptr) == 1);
+                REQUIRE(EVP_DigestFinal_ex(b.get(), gb.data(), nullptr) == 1);
+            }
+            CHECK(ga == digest(theirs.get(), msg, n));
+            CHECK(gb == digest(theirs.get(), prefix_tail, n));
+        }
+    }
+}
+
+TEST_CASE("init resets everything, the XOF length included", "[digest]") {
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        Bytes msg(300, 0x11);
+        MdCtxPtr ctx(EVP_MD_CTX_new());
+        REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
+        REQUIRE(EVP_DigestUpdate(ctx.get(), "junk", 4) == 1);
+        if (d.xof) {
+            size_t big = 99;
+            OSSL_PARAM p[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &big), OSSL_PARAM_END};
+            REQUIRE(EVP_MD_CTX_set_params(ctx.get(), p) == 1);
+        }
+        // Re-init mid-stream, and again after a final: each starts afresh.
+        for (int round = 0; round < 2; ++round) {
+            REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
+            REQUIRE(EVP_DigestUpdate(ctx.get(), msg.data(), msg.size()) == 1);
+            unsigned char out[64];
+            unsigned int len = 0;
+            REQUIRE(EVP_DigestFinal_ex(ctx.get(), out, &len) == 1);
+            CHECK(len == static_cast<unsigned>(EVP_MD_get_size(theirs.get())));
+            CHECK(Bytes(out, out + len) == digest(theirs.get(), msg, len));
+        }
+    }
+}
+
+TEST_CASE("SHAKE output of any length, 0 and beyond the rate included", "[digest][xof]") {
+    LoadedProvider prov;
+    for (const char* name : {"SHAKE-128", "SHAKE-256"}) {
+        INFO(name);
+        MdPtr ours = prov.md(name), theirs = prov.default_md(name);
+        Bytes msg(200, 0xa3);  // FIPS 202's customary test message
+        for (size_t n : {0, 1, 15, 16, 31, 32, 135, 136, 137, 167, 168, 169, 336, 1000, 4097}) {
+            INFO("xoflen " << n);
+            CHECK(digest(ours.get(), msg, n) == digest(theirs.get(), msg, n));
+        }
+    }
+}
+
+TEST_CASE("errors: second final, update after final, too-small output", "[digest][errors]") {
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name);
+        MdCtxPtr ctx(EVP_MD_CTX_new());
+        unsigned char out[200];
+        REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
+        REQUIRE(EVP_DigestUpdate(ctx.get(), "abc", 3) == 1);
+        if (d.xof)
+            REQUIRE(EVP_DigestFinalXOF(ctx.get(), out, 50) == 1);
+        else
+            REQUIRE(EVP_DigestFinal_ex(ctx.get(), out, nullptr) == 1);
+        take_errors();
+        // Whichever layer refuses (EVP or us), the answer must be an error.
+        if (d.xof) {
+            CHECK(EVP_DigestFinalXOF(ctx.get(), out, 50) == 0);
+            CHECK(take_errors().find("final called twice") != std::string::npos);
+        } else {
+            CHECK(EVP_DigestFinal_ex(ctx.get(), out, nullptr) == 0);
+            take_errors();
+        }
+        CHECK(EVP_DigestUpdate(ctx.get(), "abc", 3) == 0);
+        take_errors();
+    }
+}
+
+TEST_CASE("HMAC and HKDF of the default provider over our digests agree", "[digest][hmac]") {
+    LoadedProvider prov;
+    std::mt19937_64 rng(99);
+    for (const char* name : {"SHA1", "SHA2-224", "SHA2-256", "SHA3-224", "SHA3-256", "SHA3-384", "SHA3-512"}) {
+        INFO(name);
+        EVP_MAC* mac = EVP_MAC_fetch(prov.libctx(), "HMAC", "provider=default");
+        REQUIRE(mac != nullptr);
+        for (size_t len : {0, 1, 64, 200, 3000}) {
+            Bytes key = random_bytes(rng, len % 293 + 1), msg = random_bytes(rng, len);
+            Bytes result[2];
+            const char* props[2] = {"provider=hwaccel", "provider=default"};
+            for (int i = 0; i < 2; ++i) {
+                EVP_MAC_CTX* mctx = EVP_MAC_CTX_new(mac);
+                OSSL_PARAM p[] = {
+                    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>(name), 0),
+                    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, const_cast<char*>(props[i]), 0),
+                    OSSL_PARAM_END,
+                };
+                REQUIRE(EVP_MAC_init(mctx, key.data(), key.size(), p) == 1);
+                REQUIRE(EVP_MAC_update(mctx, msg.data(), msg.size()) == 1);
+                result[i].resize(EVP_MAX_MD_SIZE);
+                size_t outl = 0;
+                REQUIRE(EVP_MAC_final(mctx, result[i].data(), &outl, result[i].size()) == 1);
+                result[i].resize(outl);
+                EVP_MAC_CTX_free(mctx);
+            }
+            CHECK(result[0] == result[1]);
+        }
+        EVP_MAC_free(mac);
+
+        EVP_KDF* kdf = EVP_KDF_fetch(prov.libctx(), "HKDF", "provider=default");
+        REQUIRE(kdf != nullptr);
+        Bytes ikm = random_bytes(rng, 40), salt = random_bytes(rng, 13), info = random_bytes(rng, 9);
+        Bytes okm[2];
+        const char* props[2] = {"provider=hwaccel", "provider=default"};
+        for (int i = 0; i < 2; ++i) {
+            EVP_KDF_CTX* kctx = EVP_KDF_CTX_new(kdf);
+            OSSL_PARAM p[] = {
+                OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_DIGEST, const_cast<char*>(name), 0),
+                OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_PROPERTIES, const_cast<char*>(props[i]), 0),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, ikm.data(), ikm.size()),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SALT, salt.data(), salt.size()),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_INFO, info.data(), info.size()),
+                OSSL_PARAM_END,
+            };
+            okm[i].resize(77);
+            REQUIRE(EVP_KDF_derive(kctx, okm[i].data(), okm[i].size(), p) == 1);
+            EVP_KDF_CTX_free(kctx);
+        }
+        CHECK(okm[0] == okm[1]);
+        EVP_KDF_free(kdf);
+    }
+}
+
+TEST_CASE("8 threads share one fetched EVP_MD", "[digest][threads]") {
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        std::mt19937_64 rng(1234);
+        std::vector<Bytes> msgs, expect;
+        for (int i = 0; i < 64; ++i) {
+            msgs.push_back(random_bytes(rng, rng() % 3000));
+            expect.push_back(digest(theirs.get(), msgs.back(), 48));
+        }
+        std::vector<int> mismatches(8, 0);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 8; ++t) {
+            threads.emplace_back([&, t] {
+                for (int round = 0; round < 20; ++round) {
+                    for (size_t i = t % 3; i < msgs.size(); i += 3) {
+                        MdCtxPtr ctx(EVP_MD_CTX_new());
+                        unsigned char out[64];
+                        size_t n = d.xof ? 48 : EVP_MD_get_size(ours.get());
+                        bool ok = EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1 &&
+                                  EVP_DigestUpdate(ctx.get(), msgs[i].data(), msgs[i].size()) == 1 &&
+                                  (d.xof ? EVP_DigestFinalXOF(ctx.get(), out, n)
+                                         : EVP_DigestFinal_ex(ctx.get(), out, nullptr)) == 1;
+                        if (!ok || Bytes(out, out + n) != expect[i]) ++mismatches[t];
+                    }
+                }
+            });
+        }
+        for (auto& th : threads) th.join();
+        for (int t = 0; t < 8; ++t) CHECK(mismatches[t] == 0);
+    }
+}

@@ -1,0 +1,224 @@
+// hwaccel.so driven directly through its dispatch tables, with a fake core
+// that records every error raised. This reaches paths EVP guards itself
+// (too-small buffers, NULL pointers) and checks that each refusal is an
+// error with a reason and that it changes nothing.
+#include <dlfcn.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "provider_fixture.hpp"
+
+namespace {
+
+struct FakeCore {
+    std::string name = "hwaccel";
+    std::string engines;  // the config key, if not empty
+    std::vector<std::string> errors;
+    int reason = 0;
+};
+FakeCore g_core;
+
+int core_get_params(const OSSL_CORE_HANDLE*, OSSL_PARAM params[]) {
+    for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+        if (std::strcmp(p->key, OSSL_PROV_PARAM_CORE_PROV_NAME) == 0)
+            OSSL_PARAM_set_utf8_ptr(p, g_core.name.c_str());
+        else if (std::strcmp(p->key, "engines") == 0 && !g_core.engines.empty())
+            OSSL_PARAM_set_utf8_ptr(p, g_core.engines.c_str());
+    }
+    return 1;
+}
+void core_new_error(const OSSL_CORE_HANDLE*) { g_core.errors.emplace_back(); }
+void core_set_error_debug(const OSSL_CORE_HANDLE*, const char*, int, const char*) {}
+void core_vset_error(const OSSL_CORE_HANDLE*, uint32_t reason, const char* fmt, va_list args) {
+    char buf[512] = "";
+    if (fmt) vsnprintf(buf, sizeof buf, fmt, args);
+    g_core.reason = static_cast<int>(reason);
+    if (!g_core.errors.empty()) g_core.errors.back() = std::to_string(reason) + ": " + buf;
+}
+
+const OSSL_DISPATCH kCore[] = {
+    {OSSL_FUNC_CORE_GET_PARAMS, reinterpret_cast<void (*)(void)>(core_get_params)},
+    {OSSL_FUNC_CORE_NEW_ERROR, reinterpret_cast<void (*)(void)>(core_new_error)},
+    {OSSL_FUNC_CORE_SET_ERROR_DEBUG, reinterpret_cast<void (*)(void)>(core_set_error_debug)},
+    {OSSL_FUNC_CORE_VSET_ERROR, reinterpret_cast<void (*)(void)>(core_vset_error)},
+    {0, nullptr},
+};
+
+template <class Fn>
+Fn* find_fn(const OSSL_DISPATCH* table, int id) {
+    for (; table->function_id != 0; ++table)
+        if (table->function_id == id) return reinterpret_cast<Fn*>(table->function);
+    return nullptr;
+}
+
+// The module, initialised against the fake core.
+struct Module {
+    void* dl = nullptr;
+    const OSSL_DISPATCH* out = nullptr;
+    void* provctx = nullptr;
+    int init_result = 0;
+
+    Module() {
+        dl = dlopen(HWACCEL_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
+        REQUIRE(dl != nullptr);
+        auto* init = reinterpret_cast<OSSL_provider_init_fn*>(dlsym(dl, "OSSL_provider_init"));
+        REQUIRE(init != nullptr);
+        init_result = init(reinterpret_cast<const OSSL_CORE_HANDLE*>(&g_core), kCore, &out, &provctx);
+    }
+    ~Module() {
+        if (init_result) find_fn<OSSL_FUNC_provider_teardown_fn>(out, OSSL_FUNC_PROVIDER_TEARDOWN)(provctx);
+        dlclose(dl);
+    }
+
+    const OSSL_ALGORITHM* algorithms(int op) {
+        int no_cache = 1;
+        auto* query = find_fn<OSSL_FUNC_provider_query_operation_fn>(out, OSSL_FUNC_PROVIDER_QUERY_OPERATION);
+        const OSSL_ALGORITHM* a = query(provctx, op, &no_cache);
+        CHECK(no_cache == 0);
+        return a;
+    }
+
+    const OSSL_DISPATCH* digest(const char* first_name) {
+        for (const OSSL_ALGORITHM* a = algorithms(OSSL_OP_DIGEST); a->algorithm_names; ++a)
+            if (std::strncmp(a->algorithm_names, first_name, std::strlen(first_name)) == 0 &&
+                a->algorithm_names[std::strlen(first_name)] == ':')
+                return a->implementation;
+        FAIL("no digest " << first_name);
+        return nullptr;
+    }
+};
+
+struct DigestFns {
+    OSSL_FUNC_digest_newctx_fn* newctx;
+    OSSL_FUNC_digest_freectx_fn* freectx;
+    OSSL_FUNC_digest_dupctx_fn* dupctx;
+    OSSL_FUNC_digest_init_fn* init;
+    OSSL_FUNC_digest_update_fn* update;
+    OSSL_FUNC_digest_final_fn* final;
+    OSSL_FUNC_digest_set_ctx_params_fn* set_ctx_params;
+
+    explicit DigestFns(const OSSL_DISPATCH* t)
+        : newctx(find_fn<OSSL_FUNC_digest_newctx_fn>(t, OSSL_FUNC_DIGEST_NEWCTX)),
+          freectx(find_fn<OSSL_FUNC_digest_freectx_fn>(t, OSSL_FUNC_DIGEST_FREECTX)),
+          dupctx(find_fn<OSSL_FUNC_digest_dupctx_fn>(t, OSSL_FUNC_DIGEST_DUPCTX)),
+          init(find_fn<OSSL_FUNC_digest_init_fn>(t, OSSL_FUNC_DIGEST_INIT)),
+          update(find_fn<OSSL_FUNC_digest_update_fn>(t, OSSL_FUNC_DIGEST_UPDATE)),
+          final(find_fn<OSSL_FUNC_digest_final_fn>(t, OSSL_FUNC_DIGEST_FINAL)),
+          set_ctx_params(find_fn<OSSL_FUNC_digest_set_ctx_params_fn>(t, OSSL_FUNC_DIGEST_SET_CTX_PARAMS)) {}
+};
+
+}  // namespace
+
+TEST_CASE("dispatch: the module exports only OSSL_provider_init", "[dispatch]") {
+    void* dl = dlopen(HWACCEL_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(dl != nullptr);
+    CHECK(dlsym(dl, "OSSL_provider_init") != nullptr);
+    // A few internal names that would leak without the version script.
+    CHECK(dlsym(dl, "_ZN7hwaccel12cpu_featuresEv") == nullptr);
+    dlclose(dl);
+}
+
+TEST_CASE("dispatch: property follows the instance name", "[dispatch]") {
+    g_core = FakeCore{};
+    g_core.name = "myaccel";
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const OSSL_ALGORITHM* a = m.algorithms(OSSL_OP_DIGEST);
+    REQUIRE(a != nullptr);
+    CHECK(std::string(a->property_definition) == "provider=myaccel");
+}
+
+TEST_CASE("dispatch: config key engines is honoured and checked", "[dispatch][engines]") {
+    g_core = FakeCore{};
+    g_core.engines = "all=generic";
+    {
+        Module m;
+        REQUIRE(m.init_result == 1);
+        char* engines = nullptr;
+        OSSL_PARAM req[] = {OSSL_PARAM_utf8_ptr("engines", &engines, 0), OSSL_PARAM_END};
+        auto* gp = find_fn<OSSL_FUNC_provider_get_params_fn>(m.out, OSSL_FUNC_PROVIDER_GET_PARAMS);
+        REQUIRE(gp(m.provctx, req) == 1);
+        CHECK(std::string(engines) == "sha1=generic,sha256=generic,sha3=generic,sm4=generic");
+    }
+    g_core.engines = "sha256=warp-drive";
+    Module bad;
+    CHECK(bad.init_result == 0);
+    REQUIRE(g_core.errors.size() == 1);
+    CHECK_THAT(g_core.errors[0], Catch::Contains("unknown engine 'warp-drive' for sha256"));
+}
+
+TEST_CASE("dispatch: refusals raise an error and change nothing", "[dispatch][errors]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    for (const char* name : {"SHA1", "SHA2-224", "SHA2-256", "SHA3-256", "SHA3-512", "SHAKE-128", "SHAKE-256"}) {
+        INFO(name);
+        DigestFns f(m.digest(name));
+        const bool xof = f.set_ctx_params != nullptr;
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(ctx != nullptr);
+        REQUIRE(f.init(ctx, nullptr) == 1);
+        REQUIRE(f.update(ctx, reinterpret_cast<const unsigned char*>("abc"), 3) == 1);
+        size_t size = 0;
+        {
+            // The size the provider wants: try ever larger buffers, counting errors.
+            unsigned char probe[64];
+            for (size = 1; size <= 64; ++size) {
+                size_t outl = 0;
+                g_core.errors.clear();
+                void* copy = f.dupctx(ctx);
+                int ok = f.final(copy, probe, &outl, size);
+                f.freectx(copy);
+                if (ok) {
+                    CHECK(outl == size);
+                    break;
+                }
+                CHECK(g_core.errors.size() == 1);
+                CHECK_THAT(g_core.errors.back(), Catch::Contains("need"));
+            }
+        }
+        // A too-small buffer: error, nothing written, and the context still works.
+        unsigned char out[100];
+        std::memset(out, 0xee, sizeof out);
+        size_t outl = 12345;
+        g_core.errors.clear();
+        CHECK(f.final(ctx, out, &outl, size - 1) == 0);
+        CHECK(g_core.errors.size() == 1);
+        CHECK(outl == 12345);
+        for (unsigned char c : out) CHECK(c == 0xee);
+        CHECK(f.final(ctx, nullptr, &outl, 100) == 0);  // no buffer at all
+        // Reference result from a duplicate, then the original must agree.
+        void* dup = f.dupctx(ctx);
+        unsigned char a[64], b[64];
+        REQUIRE(f.final(dup, a, &outl, size) == 1);
+        REQUIRE(f.final(ctx, b, &outl, sizeof b) == 1);
+        CHECK(std::memcmp(a, b, size) == 0);
+        // Final twice, update after final: errors.
+        g_core.errors.clear();
+        CHECK(f.final(ctx, b, &outl, sizeof b) == 0);
+        CHECK(f.update(ctx, a, 1) == 0);
+        CHECK(g_core.errors.size() == 2);
+        if (xof) {
+            // xoflen of the wrong type is refused; zero is a valid length.
+            int wrong = -1;
+            OSSL_PARAM bad[] = {OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOFLEN, &wrong), OSSL_PARAM_END};
+            REQUIRE(f.init(ctx, nullptr) == 1);
+            CHECK(f.set_ctx_params(ctx, bad) == 0);
+            size_t zero = 0;
+            OSSL_PARAM z[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &zero), OSSL_PARAM_END};
+            REQUIRE(f.set_ctx_params(ctx, z) == 1);
+            CHECK(f.final(ctx, nullptr, &outl, 0) == 1);
+            CHECK(outl == 0);
+        }
+        f.freectx(dup);
+        f.freectx(ctx);
+    }
+}

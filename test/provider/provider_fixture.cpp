@@ -1,0 +1,148 @@
+#include "provider_fixture.hpp"
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "hwaccel/registry.hpp"
+
+namespace hwaccel::test {
+
+namespace {
+
+// Sets an environment variable for the lifetime of the object.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old, had_old_ = true;
+        if (value.empty())
+            unsetenv(name);
+        else
+            setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv() {
+        if (had_old_)
+            setenv(name_, old_.c_str(), 1);
+        else
+            unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::string old_;
+    bool had_old_ = false;
+};
+
+}  // namespace
+
+LoadedProvider::LoadedProvider(const std::string& engines) {
+    ScopedEnv env("HWACCEL_ENGINES", engines);
+    libctx_ = OSSL_LIB_CTX_new();
+    if (libctx_ == nullptr) throw std::runtime_error("OSSL_LIB_CTX_new failed");
+    OSSL_PROVIDER_set_default_search_path(libctx_, HWACCEL_MODULE_DIR);
+    hwaccel_ = OSSL_PROVIDER_load(libctx_, "hwaccel");
+    default_ = OSSL_PROVIDER_load(libctx_, "default");
+    if (hwaccel_ == nullptr || default_ == nullptr) {
+        std::string why = take_errors();
+        this->~LoadedProvider();
+        throw std::runtime_error("loading providers failed: " + why);
+    }
+}
+
+LoadedProvider::~LoadedProvider() {
+    if (hwaccel_) OSSL_PROVIDER_unload(hwaccel_);
+    if (default_) OSSL_PROVIDER_unload(default_);
+    if (libctx_) OSSL_LIB_CTX_free(libctx_);
+    hwaccel_ = default_ = nullptr;
+    libctx_ = nullptr;
+}
+
+MdPtr LoadedProvider::md(const char* name) const {
+    MdPtr md(EVP_MD_fetch(libctx_, name, "provider=hwaccel"));
+    INFO("fetching " << name << " from hwaccel: " << take_errors());
+    REQUIRE(md != nullptr);
+    REQUIRE(provider_of(md.get()) == "hwaccel");
+    return md;
+}
+
+MdPtr LoadedProvider::default_md(const char* name) const {
+    MdPtr md(EVP_MD_fetch(libctx_, name, "provider=default"));
+    REQUIRE(md != nullptr);
+    REQUIRE(provider_of(md.get()) == "default");
+    return md;
+}
+
+CipherPtr LoadedProvider::cipher(const char* name) const {
+    CipherPtr c(EVP_CIPHER_fetch(libctx_, name, "provider=hwaccel"));
+    INFO("fetching " << name << " from hwaccel: " << take_errors());
+    REQUIRE(c != nullptr);
+    REQUIRE(provider_of(c.get()) == "hwaccel");
+    return c;
+}
+
+CipherPtr LoadedProvider::default_cipher(const char* name) const {
+    CipherPtr c(EVP_CIPHER_fetch(libctx_, name, "provider=default"));
+    REQUIRE(c != nullptr);
+    REQUIRE(provider_of(c.get()) == "default");
+    return c;
+}
+
+std::string LoadedProvider::engines() const {
+    char* value = nullptr;
+    OSSL_PARAM request[] = {OSSL_PARAM_utf8_ptr("engines", &value, 0), OSSL_PARAM_END};
+    if (!OSSL_PROVIDER_get_params(hwaccel_, request) || value == nullptr) return "";
+    return value;
+}
+
+std::vector<std::string> engine_selections() {
+    const CpuFeatures& cpu = cpu_features();
+    std::vector<std::string> out = {""};
+    auto add_family = [&](const char* family, auto list) {
+        for (const auto* e : list)
+            if (e->available(cpu)) out.push_back(std::string(family) + "=" + e->name);
+    };
+    add_family("sha1", sha1_engines());
+    add_family("sha256", sha256_engines());
+    add_family("sha3", keccak_engines());
+    add_family("sm4", sm4_engines());
+    return out;
+}
+
+std::string provider_of(const EVP_MD* md) {
+    return OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md));
+}
+
+std::string provider_of(const EVP_CIPHER* cipher) {
+    return OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(cipher));
+}
+
+std::string take_errors() {
+    std::string out;
+    const char* file;
+    const char* func;
+    const char* data;
+    int line, flags;
+    unsigned long code;
+    while ((code = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
+        char buf[256];
+        ERR_error_string_n(code, buf, sizeof buf);
+        out += buf;
+        if ((flags & ERR_TXT_STRING) && data) out += std::string(" (") + data + ")";
+        out += "\n";
+    }
+    return out;
+}
+
+const std::vector<DigestName>& all_digests() {
+    static const std::vector<DigestName> list = {
+        {"SHA1", false},     {"SHA2-224", false}, {"SHA2-256", false},
+        {"SHA3-224", false}, {"SHA3-256", false}, {"SHA3-384", false},
+        {"SHA3-512", false}, {"SHAKE-128", true}, {"SHAKE-256", true},
+    };
+    return list;
+}
+
+}  // namespace hwaccel::test

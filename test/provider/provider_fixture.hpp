@@ -1,0 +1,77 @@
+// Loading hwaccel.so from the build tree into a fresh library context, next
+// to OpenSSL's default provider, with a chosen engine selection.
+#pragma once
+
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hwaccel::test {
+
+struct MdDeleter {
+    void operator()(EVP_MD* md) const { EVP_MD_free(md); }
+};
+struct MdCtxDeleter {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+struct CipherDeleter {
+    void operator()(EVP_CIPHER* c) const { EVP_CIPHER_free(c); }
+};
+struct CipherCtxDeleter {
+    void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
+};
+using MdPtr = std::unique_ptr<EVP_MD, MdDeleter>;
+using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxDeleter>;
+using CipherPtr = std::unique_ptr<EVP_CIPHER, CipherDeleter>;
+using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxDeleter>;
+
+class LoadedProvider {
+public:
+    // `engines` is passed to the provider as HWACCEL_ENGINES while it loads
+    // (empty: the registry's own choice). Throws if loading fails.
+    explicit LoadedProvider(const std::string& engines = "");
+    ~LoadedProvider();
+    LoadedProvider(const LoadedProvider&) = delete;
+    LoadedProvider& operator=(const LoadedProvider&) = delete;
+
+    OSSL_LIB_CTX* libctx() const { return libctx_; }
+    OSSL_PROVIDER* hwaccel() const { return hwaccel_; }
+
+    // Fetches from hwaccel ("provider=hwaccel") or from default; REQUIREs
+    // success and, for ours, that hwaccel really is the provider.
+    MdPtr md(const char* name) const;
+    MdPtr default_md(const char* name) const;
+    CipherPtr cipher(const char* name) const;
+    CipherPtr default_cipher(const char* name) const;
+
+    // The provider's "engines" parameter, e.g. "sha1=generic,...".
+    std::string engines() const;
+
+private:
+    OSSL_LIB_CTX* libctx_ = nullptr;
+    OSSL_PROVIDER* hwaccel_ = nullptr;
+    OSSL_PROVIDER* default_ = nullptr;
+};
+
+// Engine selections to run the EVP suites under: the automatic choice, and
+// every engine this CPU can run for every family, forced one at a time.
+std::vector<std::string> engine_selections();
+
+// The name of the provider that serves a fetched algorithm.
+std::string provider_of(const EVP_MD* md);
+std::string provider_of(const EVP_CIPHER* cipher);
+
+// Empties OpenSSL's error queue into a string (for assertions on messages).
+std::string take_errors();
+
+// The digests hwaccel serves, by their canonical names.
+struct DigestName {
+    const char* name;
+    bool xof;
+};
+const std::vector<DigestName>& all_digests();
+
+}  // namespace hwaccel::test
