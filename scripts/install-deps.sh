@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, whatever the build, tests and benchmark
+# need and this machine lacks. Safe to run again: installed packages are skipped.
+set -euo pipefail
+packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# A python3 outside dpkg (pyenv, say) does as well.
+if command -v python3 >/dev/null; then
+    missing=("${missing[@]/python3/}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# README's test command: installs what is missing, builds, and runs every test.
+#   1. Release build: backend suites for every engine this CPU runs, the EVP
+#      and dispatch suites, the openssl CLI / hashlib / TLS checks (CTest).
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
+#      EVP suites again.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+start=$(date +%s)
+
+scripts/install-deps.sh
+
+echo "== Release build and tests"
+scripts/build.sh "$top/build"
+(cd build && ctest --output-on-failure -j2)
+
+echo "== ASan + UBSan build and tests"
+scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_SANITIZE=ON
+# The CLI checks run the system's openssl binary, which is not sanitized.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j2 -E cli_tests)
+
+echo "== all tests passed in $(( $(date +%s) - start )) s"
