@@ -147,8 +147,11 @@ def plot(results, path):
                 for size, _, _, ratio in rows:
                     f.write("%d %f\n" % (size, ratio))
             series.append("'%s' using 1:2 with linespoints title '%s'" % (data, label))
+        # pngcairo looks better; plain png (libgd) is there on every build.
+        probe = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"], capture_output=True)
+        terminal = "pngcairo" if probe.returncode == 0 and not probe.stderr else "png"
         script = "\n".join([
-            "set terminal pngcairo size 1100,650",
+            "set terminal %s size 1100,650" % terminal,
             "set output '%s'" % path,
             "set logscale x 2",
             "set xlabel 'message length (bytes)'",
