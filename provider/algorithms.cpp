@@ -1,5 +1,6 @@
 #include "algorithms.hpp"
 
+#include "cipher/ciphers.hpp"
 #include "digest/digests.hpp"
 #include "names.hpp"
 
@@ -23,6 +24,11 @@ void build_algorithm_tables(ProvCtx& prov) {
         {nullptr, nullptr, nullptr, nullptr},
     };
     prov.ciphers = {
+        entry(names::kSm4Ecb, sm4_ecb_functions()),
+        entry(names::kSm4Cbc, sm4_cbc_functions()),
+        entry(names::kSm4Cfb, sm4_cfb_functions()),
+        entry(names::kSm4Ofb, sm4_ofb_functions()),
+        entry(names::kSm4Ctr, sm4_ctr_functions()),
         {nullptr, nullptr, nullptr, nullptr},
     };
 }

@@ -103,7 +103,7 @@ const OSSL_ALGORITHM* query(void* provctx, int operation_id, int* no_cache) noex
     case OSSL_OP_DIGEST:
         return inst->digests.data();
     case OSSL_OP_CIPHER:
-        return inst->ciphers.size() > 1 ? inst->ciphers.data() : nullptr;
+        return inst->ciphers.data();
     default:
         return nullptr;
     }

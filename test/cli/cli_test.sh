@@ -58,10 +58,33 @@ if "$openssl" dgst -propquery provider=hwaccel -sha256 "$work/abc" >/dev/null 2>
     bad "negative control: -propquery provider=hwaccel succeeded without hwaccel"
 else ok; fi
 
+if "$openssl" enc -propquery provider=hwaccel -sm4-ctr -K 0123456789abcdeffedcba9876543210 \
+    -iv 00112233445566778899aabbccddeeff -in "$work/abc" >/dev/null 2>&1; then
+    bad "negative control: enc -propquery provider=hwaccel succeeded without hwaccel"
+else ok; fi
+
 # Forcing an engine that does not exist is reported, and the load fails.
 if out=$(HWACCEL_ENGINES=sha256=nonesuch "$openssl" dgst "${hw_opts[@]}" -sha256 "$work/abc" 2>&1); then
     bad "unknown engine accepted"
 elif grep -q "unknown engine 'nonesuch'" <<<"$out"; then ok; else bad "unknown engine message: $out"; fi
+
+# --- openssl enc, every SM4 mode: same bytes as default, and back -----------
+key=0123456789abcdeffedcba9876543210
+iv=00112233445566778899aabbccddeeff
+for mode in ecb cbc cfb ofb ctr; do
+    ivopt=(-iv "$iv")
+    [ "$mode" = ecb ] && ivopt=()
+    for f in empty abc big; do
+        want=$("$openssl" enc -sm4-$mode -K $key "${ivopt[@]}" -in "$work/$f" | sha256sum)
+        "$openssl" enc "${hw_opts[@]}" -sm4-$mode -K $key "${ivopt[@]}" -in "$work/$f" -out "$work/enc.$mode"
+        got=$(sha256sum <"$work/enc.$mode")
+        expect_same "enc -sm4-$mode $f" "$got" "$want"
+        "$openssl" enc "${hw_opts[@]}" -d -sm4-$mode -K $key "${ivopt[@]}" -in "$work/enc.$mode" -out "$work/dec.$mode"
+        if cmp -s "$work/dec.$mode" "$work/$f"; then ok; else bad "enc -d -sm4-$mode $f does not round-trip"; fi
+    done
+done
+out=$("$openssl" speed "${hw_opts[@]}" -seconds 1 -bytes 1024 -evp sm4-ctr 2>&1)
+if [ $? -eq 0 ] && grep -Eiq '^sm4-ctr +[0-9.]+k' <<<"$out"; then ok; else bad "speed -evp sm4-ctr table: $out"; fi
 
 # --- config file activation -------------------------------------------------
 providers=$(OPENSSL_CONF=$config "$openssl" list -providers 2>&1)

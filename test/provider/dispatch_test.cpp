@@ -222,3 +222,78 @@ TEST_CASE("dispatch: refusals raise an error and change nothing", "[dispatch][er
         f.freectx(ctx);
     }
 }
+
+namespace {
+
+struct CipherFns {
+    OSSL_FUNC_cipher_newctx_fn* newctx;
+    OSSL_FUNC_cipher_freectx_fn* freectx;
+    OSSL_FUNC_cipher_encrypt_init_fn* einit;
+    OSSL_FUNC_cipher_decrypt_init_fn* dinit;
+    OSSL_FUNC_cipher_update_fn* update;
+    OSSL_FUNC_cipher_final_fn* final;
+    OSSL_FUNC_cipher_cipher_fn* cipher;
+
+    explicit CipherFns(const OSSL_DISPATCH* t)
+        : newctx(find_fn<OSSL_FUNC_cipher_newctx_fn>(t, OSSL_FUNC_CIPHER_NEWCTX)),
+          freectx(find_fn<OSSL_FUNC_cipher_freectx_fn>(t, OSSL_FUNC_CIPHER_FREECTX)),
+          einit(find_fn<OSSL_FUNC_cipher_encrypt_init_fn>(t, OSSL_FUNC_CIPHER_ENCRYPT_INIT)),
+          dinit(find_fn<OSSL_FUNC_cipher_decrypt_init_fn>(t, OSSL_FUNC_CIPHER_DECRYPT_INIT)),
+          update(find_fn<OSSL_FUNC_cipher_update_fn>(t, OSSL_FUNC_CIPHER_UPDATE)),
+          final(find_fn<OSSL_FUNC_cipher_final_fn>(t, OSSL_FUNC_CIPHER_FINAL)),
+          cipher(find_fn<OSSL_FUNC_cipher_cipher_fn>(t, OSSL_FUNC_CIPHER_CIPHER)) {}
+};
+
+const OSSL_DISPATCH* cipher_table(Module& m, const char* first_name) {
+    for (const OSSL_ALGORITHM* a = m.algorithms(OSSL_OP_CIPHER); a->algorithm_names; ++a)
+        if (std::strncmp(a->algorithm_names, first_name, std::strlen(first_name)) == 0 &&
+            a->algorithm_names[std::strlen(first_name)] == ':')
+            return a->implementation;
+    FAIL("no cipher " << first_name);
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("dispatch: cipher refusals raise an error and write nothing", "[dispatch][errors][cipher]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const unsigned char key[32] = {1, 2, 3}, iv[32] = {4, 5, 6};
+    for (const char* name : {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"}) {
+        INFO(name);
+        CipherFns f(cipher_table(m, name));
+        const bool has_iv = std::strcmp(name, "SM4-ECB") != 0;
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(ctx != nullptr);
+        unsigned char in[64] = {0}, out[64];
+        std::memset(out, 0xee, sizeof out);
+        size_t outl = 777;
+        g_core.errors.clear();
+        // No key yet.
+        CHECK(f.update(ctx, out, &outl, sizeof out, in, 16) == 0);
+        CHECK(f.cipher(ctx, out, &outl, sizeof out, in, 16) == 0);
+        CHECK(f.final(ctx, out, &outl, sizeof out) == 0);
+        CHECK(g_core.errors.size() == 3);
+        // Wrong key lengths, wrong IV lengths.
+        CHECK(f.einit(ctx, key, 15, iv, 16, nullptr) == 0);
+        CHECK(f.einit(ctx, key, 32, iv, 16, nullptr) == 0);
+        CHECK(f.dinit(ctx, key, 0, iv, 16, nullptr) == 0);
+        if (has_iv) {
+            CHECK(f.einit(ctx, key, 16, iv, 8, nullptr) == 0);
+            CHECK(f.dinit(ctx, key, 16, iv, 17, nullptr) == 0);
+        }
+        CHECK_THAT(g_core.errors.back(), Catch::Contains(has_iv ? "IV" : "key"));
+        // A refused init leaves the context without a key.
+        CHECK(f.update(ctx, out, &outl, sizeof out, in, 16) == 0);
+        // Output buffers that are too small.
+        REQUIRE(f.einit(ctx, key, 16, iv, 16, nullptr) == 1);
+        g_core.errors.clear();
+        CHECK(f.update(ctx, out, &outl, 15, in, 16) == 0);
+        CHECK(f.cipher(ctx, out, &outl, 31, in, 32) == 0);
+        CHECK(g_core.errors.size() == 2);
+        CHECK(outl == 777);
+        for (unsigned char c : out) CHECK(c == 0xee);
+        f.freectx(ctx);
+    }
+}

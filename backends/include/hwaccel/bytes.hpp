@@ -22,6 +22,12 @@ inline void store_be32(uint8_t* p, uint32_t v) {
     std::memcpy(p, &v, 4);
 }
 
+inline uint64_t load_be64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return kLittleEndian ? __builtin_bswap64(v) : v;
+}
+
 inline uint64_t load_le64(const uint8_t* p) {
     uint64_t v;
     std::memcpy(&v, p, 8);

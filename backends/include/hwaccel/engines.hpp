@@ -44,9 +44,10 @@ struct KeccakEngine {
     void (*permute)(uint64_t state[25]);
 };
 
-// SM4 round keys. Engines may keep extra precomputed material in the spare
-// area; the struct is a plain value so a context copy is a deep copy.
-struct alignas(32) Sm4Key {
+// SM4 round keys: a plain value, so a context copy is a deep copy. No
+// over-alignment: contexts come from OPENSSL_malloc, which promises only the
+// platform's malloc alignment; engines load round keys unaligned.
+struct Sm4Key {
     uint32_t enc[32];  // rk[0..31]
     uint32_t dec[32];  // the same keys reversed: SM4 decryption is encryption with them
 };

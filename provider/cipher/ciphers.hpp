@@ -1,0 +1,14 @@
+// The cipher dispatch tables, one per algorithm and mode.
+#pragma once
+
+#include <openssl/core.h>
+
+namespace hwaccel {
+
+const OSSL_DISPATCH* sm4_ecb_functions();
+const OSSL_DISPATCH* sm4_cbc_functions();
+const OSSL_DISPATCH* sm4_cfb_functions();
+const OSSL_DISPATCH* sm4_ofb_functions();
+const OSSL_DISPATCH* sm4_ctr_functions();
+
+}  // namespace hwaccel

@@ -1,0 +1,40 @@
+// SM4 modes over an engine's block functions: ECB, CBC, CFB128, OFB, CTR.
+// OpenSSL-free so the backend tests can drive the same code.
+//
+// The register semantics are OpenSSL's (crypto/modes/{cbc,cfb,ofb,ctr}128.c),
+// so `num` and the updated IV read back exactly as the default provider's:
+//  - CFB: `iv` holds E(previous feedback) and is overwritten byte by byte with
+//    ciphertext; after a whole block it is the last ciphertext block.
+//  - OFB: `iv` holds the current keystream block.
+//  - CTR: `iv` is the next counter (128-bit big-endian, wrapping), and
+//    `keystream` the current keystream block.
+// `num` counts the bytes of the current block already used (0..15).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel {
+
+struct Sm4State {
+    const Sm4Engine* engine;
+    Sm4Key key;
+    uint8_t iv[16];
+    uint8_t keystream[16];
+    unsigned num;
+};
+
+// Whole blocks only.
+void sm4_ecb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
+void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
+// Any number of bytes; state carries across calls.
+void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t len);
+void sm4_ofb(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
+void sm4_ctr(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
+
+// Adds n to a 128-bit big-endian counter, wrapping at 2^128.
+void counter_add(uint8_t counter[16], uint64_t n);
+
+}  // namespace hwaccel

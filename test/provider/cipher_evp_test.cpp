@@ -1,0 +1,346 @@
+// SM4 through EVP: hwaccel (every engine selection this CPU can run)
+// against OpenSSL's default provider in the same library context.
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "provider_fixture.hpp"
+
+using namespace hwaccel::test;
+using Bytes = std::vector<unsigned char>;
+
+namespace {
+
+const char* const kModes[] = {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"};
+
+Bytes random_bytes(std::mt19937_64& rng, size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = static_cast<unsigned char>(rng());
+    return b;
+}
+
+struct Run {
+    Bytes out;
+    bool ok = true;
+};
+
+// How a message is fed to EVP_CipherUpdate.
+struct Feed {
+    std::vector<size_t> pieces;  // sums to the message length
+    bool in_place = false;
+    size_t misalign = 0;        // input and output offsets into their buffers
+    int copy_at = -1;           // continue on an EVP_CIPHER_CTX_copy after this piece
+};
+
+Feed random_feed(std::mt19937_64& rng, size_t len) {
+    Feed f;
+    size_t left = len;
+    while (left > 0) {
+        size_t p;
+        switch (rng() % 5) {
+        case 0: p = 0; break;
+        case 1: p = 1; break;
+        case 2: p = rng() % 17; break;
+        case 3: p = left; break;
+        default: p = rng() % 600; break;
+        }
+        if (p > left) p = left;
+        f.pieces.push_back(p);
+        left -= p;
+    }
+    f.in_place = rng() % 3 == 0;
+    f.misalign = rng() % 16;
+    f.copy_at = f.pieces.empty() || rng() % 3 ? -1 : static_cast<int>(rng() % f.pieces.size());
+    return f;
+}
+
+Run crypt(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv, const Bytes& msg,
+          const Feed& feed, bool padding = true) {
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_CipherInit_ex2(ctx.get(), c, key.data(), iv.empty() ? nullptr : iv.data(), enc ? 1 : 0, nullptr) == 1);
+    EVP_CIPHER_CTX_set_padding(ctx.get(), padding ? 1 : 0);
+    Run r;
+    // One buffer with room for input, output and misalignment.
+    Bytes space(msg.size() * 2 + 64 + feed.misalign * 2);
+    unsigned char* in = space.data() + feed.misalign;
+    std::memcpy(in, msg.data(), msg.size());
+    unsigned char* out = feed.in_place ? in : space.data() + msg.size() + 32 + feed.misalign;
+    size_t done_in = 0, done_out = 0;
+    for (size_t i = 0; i < feed.pieces.size(); ++i) {
+        int outl = 0;
+        if (EVP_CipherUpdate(ctx.get(), out + done_out, &outl, in + done_in, static_cast<int>(feed.pieces[i])) != 1) {
+            r.ok = false;
+            return r;
+        }
+        done_in += feed.pieces[i];
+        done_out += outl;
+        if (static_cast<int>(i) == feed.copy_at) {
+            CipherCtxPtr copy(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_CIPHER_CTX_copy(copy.get(), ctx.get()) == 1);
+            ctx = std::move(copy);  // the original is freed: the copy must stand alone
+        }
+    }
+    int outl = 0;
+    unsigned char last[32];
+    if (EVP_CipherFinal_ex(ctx.get(), last, &outl) != 1) {
+        r.ok = false;
+    }
+    r.out.assign(out, out + done_out);
+    r.out.insert(r.out.end(), last, last + outl);
+    return r;
+}
+
+Feed one_piece(size_t len) { return Feed{{len}, false, 0, -1}; }
+
+Bytes hex(const std::string& h) {
+    Bytes b;
+    for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(static_cast<unsigned char>(std::stoi(h.substr(i, 2), nullptr, 16)));
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("cipher parameters equal the default provider's", "[cipher]") {
+    LoadedProvider prov;
+    for (const char* name : kModes) {
+        INFO(name);
+        CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
+        CHECK(EVP_CIPHER_get_block_size(ours.get()) == EVP_CIPHER_get_block_size(theirs.get()));
+        CHECK(EVP_CIPHER_get_key_length(ours.get()) == EVP_CIPHER_get_key_length(theirs.get()));
+        CHECK(EVP_CIPHER_get_iv_length(ours.get()) == EVP_CIPHER_get_iv_length(theirs.get()));
+        CHECK(EVP_CIPHER_get_mode(ours.get()) == EVP_CIPHER_get_mode(theirs.get()));
+        CHECK(EVP_CIPHER_get_flags(ours.get()) == EVP_CIPHER_get_flags(theirs.get()));
+        CHECK(EVP_CIPHER_get_type(ours.get()) == EVP_CIPHER_get_type(theirs.get()));
+        EVP_CIPHER_names_do_all(theirs.get(), [](const char* alias, void* arg) {
+            auto* p = static_cast<LoadedProvider*>(arg);
+            CipherPtr m(EVP_CIPHER_fetch(p->libctx(), alias, "provider=hwaccel"));
+            INFO("alias " << alias);
+            CHECK(m != nullptr);
+        }, &prov);
+    }
+}
+
+TEST_CASE("OpenSSL's evpciph_sm4.txt through EVP", "[cipher][vectors]") {
+    std::ifstream file(std::string(HWACCEL_VECTOR_DIR) + "/sm4/evpciph_sm4.txt");
+    REQUIRE(file.good());
+    LoadedProvider prov;
+    std::map<std::string, std::string> stanza;
+    int checked = 0;
+    auto run = [&] {
+        if (stanza.count("Cipher") == 0) return;
+        INFO("Cipher = " << stanza["Cipher"] << " Plaintext = " << stanza["Plaintext"]);
+        CipherPtr c = prov.cipher(stanza["Cipher"].c_str());
+        Bytes key = hex(stanza["Key"]), iv = hex(stanza["IV"]), pt = hex(stanza["Plaintext"]), ct = hex(stanza["Ciphertext"]);
+        Run e = crypt(c.get(), true, key, iv, pt, one_piece(pt.size()), false);
+        Run d = crypt(c.get(), false, key, iv, ct, one_piece(ct.size()), false);
+        CHECK(e.ok);
+        CHECK(d.ok);
+        CHECK(e.out == ct);
+        CHECK(d.out == pt);
+        ++checked;
+    };
+    std::string line;
+    while (std::getline(file, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) {
+            run();
+            stanza.clear();
+            continue;
+        }
+        if (line[0] == '#') continue;
+        size_t eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        auto trim = [](std::string t) {
+            t.erase(0, t.find_first_not_of(" \t"));
+            t.erase(t.find_last_not_of(" \t") + 1);
+            return t;
+        };
+        stanza[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
+    }
+    run();
+    CHECK(checked >= 5);
+}
+
+TEST_CASE("SM4 equals the default provider: random lengths, pieces, in place, misaligned, copies", "[cipher]") {
+    std::mt19937_64 rng(32907);
+    for (const std::string& sel : engine_selections()) {
+        LoadedProvider prov(sel);
+        for (const char* name : kModes) {
+            CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
+            const bool stream = EVP_CIPHER_get_block_size(ours.get()) == 1;
+            for (int iter = 0; iter < 60; ++iter) {
+                Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16);
+                size_t len = iter < 20 ? iter : rng() % 5001;
+                bool padding = stream || rng() % 4 != 0;
+                if (!padding) len -= len % 16;
+                Bytes msg = random_bytes(rng, len);
+                INFO("engines " << prov.engines() << ", " << name << ", length " << len
+                                << ", padding " << padding);
+                Run want = crypt(theirs.get(), true, key, iv, msg, one_piece(len), padding);
+                REQUIRE(want.ok);
+                Feed feed = random_feed(rng, len);
+                INFO("pieces " << feed.pieces.size() << " in-place " << feed.in_place << " misalign "
+                               << feed.misalign << " copy at " << feed.copy_at);
+                Run got = crypt(ours.get(), true, key, iv, msg, feed, padding);
+                CHECK(got.ok);
+                CHECK(got.out == want.out);
+                Feed back = random_feed(rng, want.out.size());
+                Run plain = crypt(ours.get(), false, key, iv, want.out, back, padding);
+                CHECK(plain.ok);
+                CHECK(plain.out == msg);
+            }
+        }
+    }
+}
+
+TEST_CASE("CTR carries through the whole 128-bit counter", "[cipher][ctr]") {
+    std::mt19937_64 rng(5);
+    for (const std::string& sel : engine_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-CTR"), theirs = prov.default_cipher("SM4-CTR");
+        Bytes key = random_bytes(rng, 16);
+        // Counters a few blocks before the 2^32, 2^64 and 2^128 wraps.
+        for (int word : {12, 8, 0}) {
+            Bytes iv(16, 0);
+            for (int i = word; i < 16; ++i) iv[i] = 0xff;
+            iv[15] = 0xfd;
+            for (size_t len : {16u, 64u, 100u, 1024u, 4099u}) {
+                INFO("engines " << prov.engines() << " counter " << word << " length " << len);
+                Bytes msg = random_bytes(rng, len);
+                Run want = crypt(theirs.get(), true, key, iv, msg, one_piece(len));
+                Run got = crypt(ours.get(), true, key, iv, msg, random_feed(rng, len));
+                CHECK(got.out == want.out);
+            }
+        }
+    }
+}
+
+TEST_CASE("num and the updated IV read back as the default provider's", "[cipher][params]") {
+    std::mt19937_64 rng(11);
+    LoadedProvider prov;
+    for (const char* name : kModes) {
+        INFO(name);
+        CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
+        Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16), msg = random_bytes(rng, 300);
+        CipherCtxPtr a(EVP_CIPHER_CTX_new()), b(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(a.get(), ours.get(), key.data(), iv.data(), nullptr) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(b.get(), theirs.get(), key.data(), iv.data(), nullptr) == 1);
+        size_t pos = 0;
+        while (pos < msg.size()) {
+            size_t piece = std::min<size_t>(rng() % 40, msg.size() - pos);
+            unsigned char oa[64], ob[64];
+            int la = 0, lb = 0;
+            REQUIRE(EVP_EncryptUpdate(a.get(), oa, &la, msg.data() + pos, static_cast<int>(piece)) == 1);
+            REQUIRE(EVP_EncryptUpdate(b.get(), ob, &lb, msg.data() + pos, static_cast<int>(piece)) == 1);
+            pos += piece;
+            CHECK(Bytes(oa, oa + la) == Bytes(ob, ob + lb));
+            CHECK(EVP_CIPHER_CTX_get_num(a.get()) == EVP_CIPHER_CTX_get_num(b.get()));
+            unsigned char ia[16] = {0}, ib[16] = {0};
+            REQUIRE(EVP_CIPHER_CTX_get_updated_iv(a.get(), ia, sizeof ia) == 1);
+            REQUIRE(EVP_CIPHER_CTX_get_updated_iv(b.get(), ib, sizeof ib) == 1);
+            CHECK(Bytes(ia, ia + 16) == Bytes(ib, ib + 16));
+            REQUIRE(EVP_CIPHER_CTX_get_original_iv(a.get(), ia, sizeof ia) == 1);
+            CHECK(Bytes(ia, ia + EVP_CIPHER_get_iv_length(ours.get())) ==
+                  Bytes(iv.begin(), iv.begin() + EVP_CIPHER_get_iv_length(ours.get())));
+        }
+        // The deprecated pointer getters ask for an octet pointer.
+        CHECK(EVP_CIPHER_CTX_get_key_length(a.get()) == 16);
+    }
+}
+
+TEST_CASE("re-init: no key keeps the key, no IV restores or continues as default does", "[cipher][init]") {
+    std::mt19937_64 rng(3);
+    LoadedProvider prov;
+    for (const char* name : kModes) {
+        INFO(name);
+        CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
+        Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16), msg = random_bytes(rng, 77);
+        Bytes results[2];
+        const EVP_CIPHER* ciphers[2] = {ours.get(), theirs.get()};
+        for (int k = 0; k < 2; ++k) {
+            CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+            // As openssl speed does: cipher first, padding, then key and IV, then IV only.
+            REQUIRE(EVP_CipherInit_ex(ctx.get(), ciphers[k], nullptr, nullptr, nullptr, 1) == 1);
+            EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
+            REQUIRE(EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key.data(), iv.data(), -1) == 1);
+            unsigned char out[200];
+            int outl = 0;
+            size_t n = EVP_CIPHER_get_block_size(ciphers[k]) == 1 ? msg.size() : 64;
+            REQUIRE(EVP_CipherUpdate(ctx.get(), out, &outl, msg.data(), static_cast<int>(n)) == 1);
+            results[k].assign(out, out + outl);
+            REQUIRE(EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, -1) == 1);
+            REQUIRE(EVP_CipherUpdate(ctx.get(), out, &outl, msg.data(), static_cast<int>(n)) == 1);
+            results[k].insert(results[k].end(), out, out + outl);
+            REQUIRE(EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, nullptr, iv.data(), -1) == 1);
+            REQUIRE(EVP_CipherUpdate(ctx.get(), out, &outl, msg.data(), static_cast<int>(n)) == 1);
+            results[k].insert(results[k].end(), out, out + outl);
+        }
+        CHECK(results[0] == results[1]);
+    }
+}
+
+TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][errors]") {
+    LoadedProvider prov;
+    Bytes key(16, 1), iv(16, 2);
+    for (const char* name : kModes) {
+        INFO(name);
+        CipherPtr c = prov.cipher(name);
+        const bool stream = EVP_CIPHER_get_block_size(c.get()) == 1;
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        unsigned char out[64];
+        std::memset(out, 0xee, sizeof out);
+        int outl = -1;
+
+        // Operating before a key is set.
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), out, &outl, key.data(), 16) == 0);
+        CHECK_THAT(take_errors(), Catch::Contains("no key set"));
+        for (int i = 0; i < 64; ++i) CHECK(out[i] == 0xee);
+
+        // The key length is fixed: EVP refuses to change it.
+        CHECK(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_set_key_length(ctx.get(), 16) == 1);
+        CHECK(EVP_CIPHER_CTX_set_key_length(ctx.get(), 32) == 0);
+        take_errors();
+
+        // num outside 0..15 is refused and changes nothing.
+        unsigned bad_num = 16;
+        OSSL_PARAM np[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &bad_num), OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), np) == 0);
+        CHECK_THAT(take_errors(), Catch::Contains("invalid num"));
+        CHECK(EVP_CIPHER_CTX_get_num(ctx.get()) == 0);
+
+        if (!stream) {
+            // Padding off with a partial block: final fails.
+            REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);
+            EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
+            REQUIRE(EVP_EncryptUpdate(ctx.get(), out, &outl, key.data(), 5) == 1);
+            CHECK(outl == 0);
+            CHECK(EVP_EncryptFinal_ex(ctx.get(), out, &outl) == 0);
+            CHECK_THAT(take_errors(), Catch::Contains("wrong final block length"));
+            // Bad padding: final fails and writes nothing.
+            Bytes junk(32, 0x42);
+            REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);
+            EVP_CIPHER_CTX_set_padding(ctx.get(), 1);  // init keeps the padding setting
+            REQUIRE(EVP_DecryptUpdate(ctx.get(), out, &outl, junk.data(), 32) == 1);
+            CHECK(outl == 16);  // the last block is held back for unpadding
+            std::memset(out, 0xee, sizeof out);
+            CHECK(EVP_DecryptFinal_ex(ctx.get(), out, &outl) == 0);
+            CHECK_THAT(take_errors(), Catch::Contains("bad decrypt"));
+            for (int i = 0; i < 16; ++i) CHECK(out[i] == 0xee);
+            // Decrypting a partial block with padding: final fails.
+            REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);
+            REQUIRE(EVP_DecryptUpdate(ctx.get(), out, &outl, junk.data(), 7) == 1);
+            CHECK(EVP_DecryptFinal_ex(ctx.get(), out, &outl) == 0);
+            take_errors();
+        }
+    }
+    // Wrong key and IV lengths cannot be passed through EVP (it passes the
+    // cipher's own lengths); the dispatch test checks those refusals.
+}
