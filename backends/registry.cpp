@@ -3,13 +3,26 @@
 #include <cstring>
 
 #include "generic/generic_engines.hpp"
+#if defined(__x86_64__)
+#include "x86/x86_engines.hpp"
+#endif
 
 namespace hwaccel {
 namespace {
 
 // Best first; the portable engine closes every list.
-const Sha1Engine* const kSha1[] = {&generic::sha1};
-const Sha256Engine* const kSha256[] = {&generic::sha256};
+const Sha1Engine* const kSha1[] = {
+#if defined(__x86_64__)
+    &x86::sha1_shani,
+#endif
+    &generic::sha1,
+};
+const Sha256Engine* const kSha256[] = {
+#if defined(__x86_64__)
+    &x86::sha256_shani,
+#endif
+    &generic::sha256,
+};
 const KeccakEngine* const kKeccak[] = {&generic::keccak};
 const Sm4Engine* const kSm4[] = {&generic::sm4};
 

@@ -1,36 +1,88 @@
 #include "hwaccel/cpu.hpp"
 
+#include <cstdlib>
+
 #include "cpu/detect.hpp"
 
 namespace hwaccel {
+namespace {
+
+struct FeatureName {
+    const char* name;
+    bool CpuFeatures::*flag;
+};
+
+// One table for printing and for the test-only adjustments.
+constexpr FeatureName kFeatureNames[] = {
+    {"ssse3", &CpuFeatures::ssse3},
+    {"sse4.1", &CpuFeatures::sse41},
+    {"avx", &CpuFeatures::avx},
+    {"avx2", &CpuFeatures::avx2},
+    {"bmi1", &CpuFeatures::bmi1},
+    {"bmi2", &CpuFeatures::bmi2},
+    {"aesni", &CpuFeatures::aesni},
+    {"vaes", &CpuFeatures::vaes},
+    {"sha_ni", &CpuFeatures::sha_ni},
+    {"phe", &CpuFeatures::phe},
+    {"cpacf-sha1", &CpuFeatures::cpacf_sha1},
+    {"cpacf-sha256", &CpuFeatures::cpacf_sha256},
+    {"cpacf-sha3", &CpuFeatures::cpacf_sha3},
+    {"cpacf-shake", &CpuFeatures::cpacf_shake},
+};
+
+CpuFeatures detect_once() {
+    CpuFeatures f = detect_cpu();
+#ifdef HWACCEL_TESTING
+    // Test builds only (hwaccel_backends_testing): lets a test process claim
+    // features this CPU lacks, to run an engine under an instruction model,
+    // or hide features it has. Production builds never read this.
+    std::string error;
+    if (!adjust_features(f, std::getenv("HWACCEL_TEST_CPU"), error)) std::abort();
+#endif
+    return f;
+}
+
+}  // namespace
 
 const CpuFeatures& cpu_features() {
     // A function-local static: detected once, thread-safely, on first use.
-    static const CpuFeatures features = detect_cpu();
+    static const CpuFeatures features = detect_once();
     return features;
+}
+
+bool adjust_features(CpuFeatures& features, const char* spec, std::string& error) {
+    if (spec == nullptr) return true;
+    CpuFeatures result = features;
+    std::string all(spec);
+    size_t pos = 0;
+    while (pos < all.size()) {
+        size_t comma = all.find(',', pos);
+        if (comma == std::string::npos) comma = all.size();
+        std::string item = all.substr(pos, comma - pos);
+        pos = comma + 1;
+        if (item.empty()) continue;
+        const char sign = item[0];
+        const std::string name = item.substr(1);
+        const FeatureName* found = nullptr;
+        for (const FeatureName& f : kFeatureNames)
+            if (name == f.name) found = &f;
+        if ((sign != '+' && sign != '-') || found == nullptr) {
+            error = "bad feature adjustment '" + item + "' (want +name or -name)";
+            return false;
+        }
+        result.*(found->flag) = sign == '+';
+    }
+    features = result;
+    return true;
 }
 
 std::string describe(const CpuFeatures& f) {
     std::string out;
-    auto add = [&out](bool present, const char* name) {
-        if (!present) return;
+    for (const FeatureName& name : kFeatureNames) {
+        if (!(f.*(name.flag))) continue;
         if (!out.empty()) out += ' ';
-        out += name;
-    };
-    add(f.ssse3, "ssse3");
-    add(f.sse41, "sse4.1");
-    add(f.avx, "avx");
-    add(f.avx2, "avx2");
-    add(f.bmi1, "bmi1");
-    add(f.bmi2, "bmi2");
-    add(f.aesni, "aesni");
-    add(f.vaes, "vaes");
-    add(f.sha_ni, "sha_ni");
-    add(f.phe, "phe");
-    add(f.cpacf_sha1, "cpacf-sha1");
-    add(f.cpacf_sha256, "cpacf-sha256");
-    add(f.cpacf_sha3, "cpacf-sha3");
-    add(f.cpacf_shake, "cpacf-shake");
+        out += name.name;
+    }
     return out.empty() ? "(none used by hwaccel)" : out;
 }
 

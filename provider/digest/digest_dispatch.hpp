@@ -25,11 +25,15 @@ namespace hwaccel {
 
 template <class Algo>
 class DigestDispatch {
+    // kFresh: nothing absorbed; kAbsorbing: message data in the hasher;
+    // kFinalized: final happened (and wiped), only init may follow.
+    enum class Phase : uint8_t { kFresh, kAbsorbing, kFinalized };
+
     struct Ctx {
         const ProvCtx* prov;
         typename Algo::Hasher hasher;
-        size_t xoflen;   // output length for XOFs; kDigestSize otherwise
-        bool finalized;  // final happened: only init may follow
+        size_t xoflen;  // output length for XOFs; kDigestSize otherwise
+        Phase phase;
     };
     // Contexts are plain values: dupctx is a byte copy with no pointers into
     // itself, and freeing is a wipe plus free.
@@ -44,7 +48,7 @@ class DigestDispatch {
     static void* newctx(void* provctx) noexcept {
         auto* prov = static_cast<const ProvCtx*>(provctx);
         return guarded<void*>(prov, nullptr, [&]() -> void* {
-            Ctx* ctx = alloc(Ctx{prov, Algo::make(prov->engines), Algo::kDigestSize, false});
+            Ctx* ctx = alloc(Ctx{prov, Algo::make(prov->engines), Algo::kDigestSize, Phase::kFresh});
             if (ctx == nullptr) raise_error(prov, kErrOutOfMemory);
             return ctx;
         });
@@ -83,29 +87,33 @@ class DigestDispatch {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
         // Everything goes back to the start, the XOF length included (EVP
-        // reuses a context after final and calls only init).
-        ctx->hasher.wipe();
+        // reuses a context after final and calls only init). Final already
+        // wiped; only an abandoned message needs wiping here.
+        if (ctx->phase == Phase::kAbsorbing) ctx->hasher.wipe();
         ctx->hasher.reset();
         ctx->xoflen = Algo::kDigestSize;
-        ctx->finalized = false;
+        ctx->phase = Phase::kFresh;
         return set_ctx_params(ctx, params);
     }
 
     static int update(void* vctx, const unsigned char* in, size_t inl) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (ctx->finalized) {
+        if (ctx->phase == Phase::kFinalized) {
             raise_error(ctx->prov, kErrUpdateAfterFinal);
             return 0;
         }
-        if (inl != 0) ctx->hasher.update(in, inl);
+        if (inl != 0) {
+            ctx->hasher.update(in, inl);
+            ctx->phase = Phase::kAbsorbing;
+        }
         return 1;
     }
 
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (ctx->finalized) {
+        if (ctx->phase == Phase::kFinalized) {
             raise_error(ctx->prov, kErrFinalCalledTwice);
             return 0;
         }
@@ -118,7 +126,7 @@ class DigestDispatch {
             return 0;
         }
         Algo::finish(ctx->hasher, out, len);
-        ctx->finalized = true;
+        ctx->phase = Phase::kFinalized;
         if (outl != nullptr) *outl = len;
         return 1;
     }

@@ -46,72 +46,69 @@ public:
     explicit MdHasher(const Engine* engine) : engine_(engine) { reset(); }
 
     void reset() {
-        std::memcpy(state_, Traits::kInit, sizeof state_);
-        total_ = 0;
-        buffered_ = 0;
+        std::memcpy(d_.state, Traits::kInit, sizeof d_.state);
+        d_.total = 0;
+        d_.buffered = 0;
     }
 
     void update(const uint8_t* data, size_t len) {
-        total_ += len;
-        if (buffered_ != 0) {
-            size_t take = kBlockSize - buffered_;
+        d_.total += len;
+        if (d_.buffered != 0) {
+            size_t take = kBlockSize - d_.buffered;
             if (take > len) take = len;
-            std::memcpy(buffer_ + buffered_, data, take);
-            buffered_ += take;
+            std::memcpy(d_.buffer + d_.buffered, data, take);
+            d_.buffered += take;
             data += take;
             len -= take;
-            if (buffered_ < kBlockSize) return;
-            engine_->blocks(state_, buffer_, 1);
-            buffered_ = 0;
+            if (d_.buffered < kBlockSize) return;
+            engine_->blocks(d_.state, d_.buffer, 1);
+            d_.buffered = 0;
         }
         if (size_t n = len / kBlockSize) {
-            engine_->blocks(state_, data, n);
+            engine_->blocks(d_.state, data, n);
             data += n * kBlockSize;
             len -= n * kBlockSize;
         }
         if (len != 0) {
-            std::memcpy(buffer_, data, len);
-            buffered_ = len;
+            std::memcpy(d_.buffer, data, len);
+            d_.buffered = len;
         }
     }
 
     // Writes kDigestSize bytes and wipes the state: the hasher must be reset
     // before further use.
     void finish(uint8_t* out) {
-        const uint64_t bit_length = total_ * 8;
-        buffer_[buffered_++] = 0x80;
-        if (buffered_ > kBlockSize - 8) {
-            std::memset(buffer_ + buffered_, 0, kBlockSize - buffered_);
-            engine_->blocks(state_, buffer_, 1);
-            buffered_ = 0;
+        const uint64_t bit_length = d_.total * 8;
+        size_t n = d_.buffered;
+        d_.buffer[n++] = 0x80;
+        if (n > kBlockSize - 8) {
+            std::memset(d_.buffer + n, 0, kBlockSize - n);
+            engine_->blocks(d_.state, d_.buffer, 1);
+            n = 0;
         }
-        std::memset(buffer_ + buffered_, 0, kBlockSize - 8 - buffered_);
-        store_be64(buffer_ + kBlockSize - 8, bit_length);
-        engine_->blocks(state_, buffer_, 1);
-        // Written via a local so that `out` may alias anything the caller likes.
-        uint8_t digest[Traits::kStateWords * 4];
-        for (size_t i = 0; i < Traits::kStateWords; ++i) store_be32(digest + 4 * i, state_[i]);
-        std::memcpy(out, digest, kDigestSize);
-        secure_zero(digest, sizeof digest);
+        std::memset(d_.buffer + n, 0, kBlockSize - 8 - n);
+        store_be64(d_.buffer + kBlockSize - 8, bit_length);
+        engine_->blocks(d_.state, d_.buffer, 1);
+        // Every digest here is a whole number of state words (SHA-224: 7 of 8).
+        static_assert(kDigestSize % 4 == 0);
+        for (size_t i = 0; i < kDigestSize / 4; ++i) store_be32(out + 4 * i, d_.state[i]);
         wipe();
     }
 
     // Clears everything derived from the message; the engine pointer stays.
-    void wipe() {
-        secure_zero(state_, sizeof state_);
-        secure_zero(buffer_, sizeof buffer_);
-        total_ = 0;
-        buffered_ = 0;
-    }
+    void wipe() { secure_zero(&d_, sizeof d_); }
 
     const Engine* engine() const { return engine_; }
 
 private:
+    struct Data {
+        uint32_t state[Traits::kStateWords];
+        uint64_t total;
+        size_t buffered;
+        uint8_t buffer[kBlockSize];
+    };
     const Engine* engine_;
-    uint32_t state_[Traits::kStateWords];
-    uint64_t total_;
-    size_t buffered_;
-    uint8_t buffer_[kBlockSize];
+    Data d_;
 };
 
 }  // namespace hwaccel

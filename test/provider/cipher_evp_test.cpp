@@ -69,7 +69,7 @@ Run crypt(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv, cons
     // One buffer with room for input, output and misalignment.
     Bytes space(msg.size() * 2 + 64 + feed.misalign * 2);
     unsigned char* in = space.data() + feed.misalign;
-    std::memcpy(in, msg.data(), msg.size());
+    if (!msg.empty()) std::memcpy(in, msg.data(), msg.size());
     unsigned char* out = feed.in_place ? in : space.data() + msg.size() + 32 + feed.misalign;
     size_t done_in = 0, done_out = 0;
     for (size_t i = 0; i < feed.pieces.size(); ++i) {

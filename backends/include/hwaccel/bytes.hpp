@@ -49,10 +49,12 @@ inline constexpr uint32_t rotr32(uint32_t x, int n) { return (x >> n) | (x << ((
 inline constexpr uint64_t rotl64(uint64_t x, int n) { return (x << n) | (x >> ((64 - n) & 63)); }
 
 // Zeroes memory in a way the optimiser may not remove (for wiping secrets
-// where OpenSSL_cleanse is out of reach: backends never link libcrypto).
+// where OPENSSL_cleanse is out of reach: backends never link libcrypto). The
+// empty asm claims to read the memory, so the stores must happen; unlike a
+// call through a volatile pointer, small fixed-size wipes stay inline.
 inline void secure_zero(void* p, size_t n) {
-    static void* (*const volatile memset_v)(void*, int, size_t) = std::memset;
-    memset_v(p, 0, n);
+    std::memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
 }  // namespace hwaccel

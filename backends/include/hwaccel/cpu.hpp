@@ -31,4 +31,10 @@ const CpuFeatures& cpu_features();
 // "sha_ni aesni avx2 ..." for humans.
 std::string describe(const CpuFeatures& f);
 
+// Applies "+name,-name,..." (names as describe() prints them) to a feature
+// set: tests use it to mask features ("-sha_ni") and, in test builds only,
+// to claim features for instruction models ("+phe"). Returns false with a
+// message for an unknown name; `features` is then unchanged.
+bool adjust_features(CpuFeatures& features, const char* spec, std::string& error);
+
 }  // namespace hwaccel
