@@ -12,6 +12,7 @@
 
 #include "algorithms.hpp"
 #include "errors.hpp"
+#include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
 
@@ -135,14 +136,19 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
     // What the core knows: our instance name and the keys of our config section.
     const char* name = nullptr;
     const char* config_spec = nullptr;
+    const char* openssl_version = nullptr;
     if (inst->core.get_params != nullptr) {
         OSSL_PARAM request[] = {
             OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_PROV_NAME, const_cast<char**>(&name), 0),
+            OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_VERSION, const_cast<char**>(&openssl_version), 0),
             OSSL_PARAM_utf8_ptr(kEnginesConfigKey, const_cast<char**>(&config_spec), 0),
             OSSL_PARAM_END,
         };
-        if (!inst->core.get_params(handle, request)) name = nullptr, config_spec = nullptr;
+        if (!inst->core.get_params(handle, request))
+            name = nullptr, config_spec = nullptr, openssl_version = nullptr;
     }
+    // The running library's version, not the headers': SHAKE defaults differ.
+    set_running_openssl_version(openssl_version);
     inst->instance_name = name ? name : "hwaccel";
     // The property follows the instance name, so `identity = x` in a config
     // file still matches `-propquery provider=x`.

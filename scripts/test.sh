@@ -4,6 +4,9 @@
 #      and dispatch suites, the openssl CLI / hashlib / TLS checks (CTest).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
 #      EVP suites again.
+#   3. OpenSSL 3.5, built once from Debian 13's source package into a cache
+#      (scripts/openssl35.sh): hwaccel built against it runs the EVP and CLI
+#      suites, and the 3.0-built module runs the CLI suite in 3.5's openssl.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -20,5 +23,9 @@ scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_S
 # The CLI checks run the system's openssl binary, which is not sanitized.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j2 -E cli_tests)
+
+echo "== OpenSSL 3.5"
+prefix=$(scripts/openssl35.sh)
+scripts/test-against.sh "$prefix" "$top/build"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -7,6 +7,7 @@
 //   static Hasher make(const Selection&); bound to this instance's engine
 //   static void finish(Hasher&, uint8_t* out, size_t len);  writes len bytes, wipes
 //   kBlockSize, kDigestSize (the default output length), kXof, kAlgidAbsent
+//   XOFs also: static void squeeze(Hasher&, uint8_t* out, size_t len);
 #pragma once
 
 #include <openssl/core_dispatch.h>
@@ -17,7 +18,9 @@
 #include <new>
 #include <type_traits>
 
+#include "digest/newer_dispatch_ids.hpp"
 #include "errors.hpp"
+#include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
 
@@ -26,8 +29,17 @@ namespace hwaccel {
 template <class Algo>
 class DigestDispatch {
     // kFresh: nothing absorbed; kAbsorbing: message data in the hasher;
+    // kSqueezing: EVP_DigestSqueeze began (only more squeezes may follow);
     // kFinalized: final happened (and wiped), only init may follow.
-    enum class Phase : uint8_t { kFresh, kAbsorbing, kFinalized };
+    enum class Phase : uint8_t { kFresh, kAbsorbing, kSqueezing, kFinalized };
+
+    // An XOF length nobody set (OpenSSL 3.4+ has no default for SHAKE).
+    static constexpr size_t kUnsetLength = SIZE_MAX;
+
+    static size_t default_length() {
+        if (Algo::kXof && !shake_has_default_length()) return kUnsetLength;
+        return Algo::kDigestSize;
+    }
 
     struct Ctx {
         const ProvCtx* prov;
@@ -48,7 +60,7 @@ class DigestDispatch {
     static void* newctx(void* provctx) noexcept {
         auto* prov = static_cast<const ProvCtx*>(provctx);
         return guarded<void*>(prov, nullptr, [&]() -> void* {
-            Ctx* ctx = alloc(Ctx{prov, Algo::make(prov->engines), Algo::kDigestSize, Phase::kFresh});
+            Ctx* ctx = alloc(Ctx{prov, Algo::make(prov->engines), default_length(), Phase::kFresh});
             if (ctx == nullptr) raise_error(prov, kErrOutOfMemory);
             return ctx;
         });
@@ -70,7 +82,9 @@ class DigestDispatch {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
         if constexpr (Algo::kXof) {
+            // "size" is an alias of "xoflen" (OpenSSL 3.4+).
             const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_XOFLEN);
+            if (p == nullptr) p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_SIZE);
             if (p != nullptr) {
                 size_t len;
                 if (!OSSL_PARAM_get_size_t(p, &len)) {
@@ -89,9 +103,10 @@ class DigestDispatch {
         // Everything goes back to the start, the XOF length included (EVP
         // reuses a context after final and calls only init). Final already
         // wiped; only an abandoned message needs wiping here.
-        if (ctx->phase == Phase::kAbsorbing) ctx->hasher.wipe();
+        if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing)
+            ctx->hasher.wipe();
         ctx->hasher.reset();
-        ctx->xoflen = Algo::kDigestSize;
+        ctx->xoflen = default_length();
         ctx->phase = Phase::kFresh;
         return set_ctx_params(ctx, params);
     }
@@ -99,8 +114,9 @@ class DigestDispatch {
     static int update(void* vctx, const unsigned char* in, size_t inl) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (ctx->phase == Phase::kFinalized) {
-            raise_error(ctx->prov, kErrUpdateAfterFinal);
+        if (ctx->phase == Phase::kFinalized || ctx->phase == Phase::kSqueezing) {
+            raise_error(ctx->prov, kErrUpdateAfterFinal,
+                        ctx->phase == Phase::kSqueezing ? "update after squeeze" : nullptr);
             return 0;
         }
         if (inl != 0) {
@@ -113,11 +129,17 @@ class DigestDispatch {
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (ctx->phase == Phase::kFinalized) {
-            raise_error(ctx->prov, kErrFinalCalledTwice);
+        if (ctx->phase == Phase::kFinalized || ctx->phase == Phase::kSqueezing) {
+            raise_error(ctx->prov, kErrFinalCalledTwice,
+                        ctx->phase == Phase::kSqueezing ? "final after squeeze" : nullptr);
             return 0;
         }
         const size_t len = ctx->xoflen;
+        if (len == kUnsetLength) {
+            raise_error(ctx->prov, kErrInvalidXofLength,
+                        "no output length set (xoflen); OpenSSL 3.4+ has no default");
+            return 0;
+        }
         // A too-small buffer is refused before anything is written, and the
         // context stays usable.
         if (outsz < len || (len != 0 && out == nullptr)) {
@@ -131,9 +153,57 @@ class DigestDispatch {
         return 1;
     }
 
+    // EVP_DigestSqueeze (OpenSSL 3.3+): output in pieces; any sequence of
+    // squeezes yields the bytes of one long FinalXOF.
+    static int squeeze(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return 0;
+        if (ctx->phase == Phase::kFinalized) {
+            raise_error(ctx->prov, kErrFinalCalledTwice, "squeeze after final");
+            return 0;
+        }
+        if (outsz != 0 && out == nullptr) {
+            raise_error(ctx->prov, kErrOutputBufferTooSmall, "no output buffer");
+            return 0;
+        }
+        if constexpr (Algo::kXof) Algo::squeeze(ctx->hasher, out, outsz);
+        ctx->phase = Phase::kSqueezing;
+        if (outl != nullptr) *outl = outsz;
+        return 1;
+    }
+
+    // EVP_MD_CTX_copy_ex into a context of the same digest (OpenSSL 3.5+).
+    static void copyctx(void* out, void* in) noexcept {
+        if (out != nullptr && in != nullptr && out != in)
+            *static_cast<Ctx*>(out) = *static_cast<const Ctx*>(in);
+    }
+
+    static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return 0;
+        return params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
+               params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
+    }
+
+    static const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
+        static const OSSL_PARAM table[] = {
+            OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, nullptr),
+            OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, nullptr),
+            OSSL_PARAM_END,
+        };
+        return table;
+    }
+
+    // A fixed-size digest reports its size; an XOF its default output length
+    // where the running OpenSSL has one (3.0-3.3), else 0 as 3.4+ does.
+    static size_t reported_size() {
+        if (Algo::kXof && !shake_has_default_length()) return 0;
+        return Algo::kDigestSize;
+    }
+
     static int get_params(OSSL_PARAM params[]) noexcept {
         return params::set_size(params, OSSL_DIGEST_PARAM_BLOCK_SIZE, Algo::kBlockSize) &&
-               params::set_size(params, OSSL_DIGEST_PARAM_SIZE, Algo::kDigestSize) &&
+               params::set_size(params, OSSL_DIGEST_PARAM_SIZE, reported_size()) &&
                params::set_int(params, OSSL_DIGEST_PARAM_XOF, Algo::kXof ? 1 : 0) &&
                params::set_int(params, OSSL_DIGEST_PARAM_ALGID_ABSENT, Algo::kAlgidAbsent ? 1 : 0);
     }
@@ -152,6 +222,7 @@ class DigestDispatch {
     static const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
         static const OSSL_PARAM table[] = {
             OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, nullptr),
+            OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, nullptr),
             OSSL_PARAM_END,
         };
         return table;
@@ -170,23 +241,35 @@ class DigestDispatch {
     static constexpr OSSL_FUNC_digest_set_ctx_params_fn* kSetCtxParams = set_ctx_params;
     static constexpr OSSL_FUNC_digest_settable_ctx_params_fn* kSettableCtxParams =
         settable_ctx_params;
+    static constexpr OSSL_FUNC_digest_get_ctx_params_fn* kGetCtxParams = get_ctx_params;
+    static constexpr OSSL_FUNC_digest_gettable_ctx_params_fn* kGettableCtxParams =
+        gettable_ctx_params;
+    static constexpr OSSL_FUNC_digest_squeeze_fn* kSqueeze = squeeze;
+    static constexpr OSSL_FUNC_digest_copyctx_fn* kCopyctx = copyctx;
+
+    template <class Fn>
+    static void (*erase(Fn* fn))(void) {
+        return reinterpret_cast<void (*)(void)>(fn);
+    }
 
 public:
     static inline const OSSL_DISPATCH table[] = {
-        {OSSL_FUNC_DIGEST_NEWCTX, reinterpret_cast<void (*)(void)>(kNewctx)},
-        {OSSL_FUNC_DIGEST_FREECTX, reinterpret_cast<void (*)(void)>(kFreectx)},
-        {OSSL_FUNC_DIGEST_DUPCTX, reinterpret_cast<void (*)(void)>(kDupctx)},
-        {OSSL_FUNC_DIGEST_INIT, reinterpret_cast<void (*)(void)>(kInit)},
-        {OSSL_FUNC_DIGEST_UPDATE, reinterpret_cast<void (*)(void)>(kUpdate)},
-        {OSSL_FUNC_DIGEST_FINAL, reinterpret_cast<void (*)(void)>(kFinal)},
-        {OSSL_FUNC_DIGEST_GET_PARAMS, reinterpret_cast<void (*)(void)>(kGetParams)},
-        {OSSL_FUNC_DIGEST_GETTABLE_PARAMS, reinterpret_cast<void (*)(void)>(kGettableParams)},
-        // XOF length for SHAKE. Fixed-size digests have no settable
-        // parameters: for them these two entries are terminators.
-        {Algo::kXof ? OSSL_FUNC_DIGEST_SET_CTX_PARAMS : 0,
-         Algo::kXof ? reinterpret_cast<void (*)(void)>(kSetCtxParams) : nullptr},
-        {Algo::kXof ? OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS : 0,
-         Algo::kXof ? reinterpret_cast<void (*)(void)>(kSettableCtxParams) : nullptr},
+        {OSSL_FUNC_DIGEST_NEWCTX, erase(kNewctx)},
+        {OSSL_FUNC_DIGEST_FREECTX, erase(kFreectx)},
+        {OSSL_FUNC_DIGEST_DUPCTX, erase(kDupctx)},
+        {OSSL_FUNC_DIGEST_COPYCTX, erase(kCopyctx)},
+        {OSSL_FUNC_DIGEST_INIT, erase(kInit)},
+        {OSSL_FUNC_DIGEST_UPDATE, erase(kUpdate)},
+        {OSSL_FUNC_DIGEST_FINAL, erase(kFinal)},
+        {OSSL_FUNC_DIGEST_GET_PARAMS, erase(kGetParams)},
+        {OSSL_FUNC_DIGEST_GETTABLE_PARAMS, erase(kGettableParams)},
+        // XOFs only (SHAKE): length, squeeze. For fixed-size digests these
+        // entries are terminators.
+        {Algo::kXof ? OSSL_FUNC_DIGEST_SET_CTX_PARAMS : 0, Algo::kXof ? erase(kSetCtxParams) : nullptr},
+        {Algo::kXof ? OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS : 0, Algo::kXof ? erase(kSettableCtxParams) : nullptr},
+        {Algo::kXof ? OSSL_FUNC_DIGEST_GET_CTX_PARAMS : 0, Algo::kXof ? erase(kGetCtxParams) : nullptr},
+        {Algo::kXof ? OSSL_FUNC_DIGEST_GETTABLE_CTX_PARAMS : 0, Algo::kXof ? erase(kGettableCtxParams) : nullptr},
+        {Algo::kXof ? OSSL_FUNC_DIGEST_SQUEEZE : 0, Algo::kXof ? erase(kSqueeze) : nullptr},
         {0, nullptr},
     };
 };

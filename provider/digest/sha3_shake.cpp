@@ -22,6 +22,7 @@ struct KeccakAlgo {
         h.squeeze(out, len);
         h.wipe();
     }
+    static void squeeze(Hasher& h, uint8_t* out, size_t len) { h.squeeze(out, len); }
 };
 
 }  // namespace

@@ -46,11 +46,16 @@ for alg in sha1 sha224 sha256 sha3-224 sha3-256 sha3-384 sha3-512 shake128 shake
         expect_same "dgst -$alg $f" "${got%% *}" "${want%% *}"
     done
 done
-# SHAKE without -xoflen: OpenSSL 3.0's default lengths.
+# SHAKE without -xoflen: the running OpenSSL's default length (16/32 bytes up
+# to 3.3; from 3.4 on there is none and both providers must refuse).
 for alg in shake128 shake256; do
-    want=$("$openssl" dgst -"$alg" -r "$work/abc")
-    got=$("$openssl" dgst "${hw_opts[@]}" -"$alg" -r "$work/abc")
-    expect_same "dgst -$alg default length" "${got%% *}" "${want%% *}"
+    want=$("$openssl" dgst -"$alg" -r "$work/abc" 2>/dev/null); want_rc=$?
+    got=$("$openssl" dgst "${hw_opts[@]}" -"$alg" -r "$work/abc" 2>/dev/null); got_rc=$?
+    if [ $want_rc -ne 0 ]; then
+        expect_same "dgst -$alg without -xoflen refused as default refuses" "rc=$got_rc" "rc=$want_rc"
+    else
+        expect_same "dgst -$alg default length" "${got%% *}" "${want%% *}"
+    fi
 done
 
 # Negative control: the same property query without hwaccel loaded must fail.

@@ -145,18 +145,26 @@ TEST_CASE("digests equal the default provider's: random lengths and splits", "[d
     }
 }
 
-TEST_CASE("EVP_Digest one-shot, and SHAKE's default length as OpenSSL 3.0", "[digest]") {
+TEST_CASE("EVP_Digest one-shot, and SHAKE's default length as the running OpenSSL's", "[digest][versions]") {
     LoadedProvider prov;
     Bytes msg(1000, 0x5a);
     for (const auto& d : all_digests()) {
-        INFO(d.name);
+        INFO(d.name << " on " << OpenSSL_version(OPENSSL_VERSION));
         MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        CHECK(EVP_MD_get_size(ours.get()) == EVP_MD_get_size(theirs.get()));
         unsigned char a[64], b[64];
         unsigned int alen = 0, blen = 0;
-        REQUIRE(EVP_Digest(msg.data(), msg.size(), a, &alen, ours.get(), nullptr) == 1);
-        REQUIRE(EVP_Digest(msg.data(), msg.size(), b, &blen, theirs.get(), nullptr) == 1);
-        REQUIRE(alen == blen);
-        CHECK(std::memcmp(a, b, alen) == 0);
+        const int ra = EVP_Digest(msg.data(), msg.size(), a, &alen, ours.get(), nullptr);
+        const int rb = EVP_Digest(msg.data(), msg.size(), b, &blen, theirs.get(), nullptr);
+        take_errors();
+        // 3.0-3.3: SHAKE has a default length (16/32); 3.4+: none, both refuse.
+        const bool refused = d.xof && !shake_has_default_length();
+        CHECK(ra == (refused ? 0 : 1));
+        CHECK(ra == rb);
+        if (ra == 1 && rb == 1) {
+            REQUIRE(alen == blen);
+            CHECK(std::memcmp(a, b, alen) == 0);
+        }
     }
 }
 
@@ -210,8 +218,14 @@ TEST_CASE("init resets everything, the XOF length included", "[digest]") {
         for (int round = 0; round < 2; ++round) {
             REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
             REQUIRE(EVP_DigestUpdate(ctx.get(), msg.data(), msg.size()) == 1);
-            unsigned char out[64];
+            unsigned char out[128];
             unsigned int len = 0;
+            if (d.xof && !shake_has_default_length()) {
+                // The 99 set before init is gone: no length, so final refuses.
+                CHECK(EVP_DigestFinal_ex(ctx.get(), out, &len) == 0);
+                take_errors();
+                continue;
+            }
             REQUIRE(EVP_DigestFinal_ex(ctx.get(), out, &len) == 1);
             CHECK(len == static_cast<unsigned>(EVP_MD_get_size(theirs.get())));
             CHECK(Bytes(out, out + len) == digest(theirs.get(), msg, len));
@@ -246,10 +260,11 @@ TEST_CASE("errors: second final, update after final, too-small output", "[digest
         else
             REQUIRE(EVP_DigestFinal_ex(ctx.get(), out, nullptr) == 1);
         take_errors();
-        // Whichever layer refuses (EVP or us), the answer must be an error.
+        // Whichever layer refuses (EVP on 3.5, us on 3.0), it must be an error;
+        // the dispatch test checks our own refusal and its message.
         if (d.xof) {
             CHECK(EVP_DigestFinalXOF(ctx.get(), out, 50) == 0);
-            CHECK(take_errors().find("final called twice") != std::string::npos);
+            take_errors();
         } else {
             CHECK(EVP_DigestFinal_ex(ctx.get(), out, nullptr) == 0);
             take_errors();

@@ -5,15 +5,18 @@
 #include <dlfcn.h>
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "digest/newer_dispatch_ids.hpp"  // squeeze and copyctx ids on 3.0 headers
 #include "provider_fixture.hpp"
 
 namespace {
@@ -30,6 +33,10 @@ int core_get_params(const OSSL_CORE_HANDLE*, OSSL_PARAM params[]) {
     for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
         if (std::strcmp(p->key, OSSL_PROV_PARAM_CORE_PROV_NAME) == 0)
             OSSL_PARAM_set_utf8_ptr(p, g_core.name.c_str());
+        // The real version: the module may already be loaded in this process
+        // by a real core, and version-dependent behaviour is per process.
+        else if (std::strcmp(p->key, OSSL_PROV_PARAM_CORE_VERSION) == 0)
+            OSSL_PARAM_set_utf8_ptr(p, OpenSSL_version(OPENSSL_VERSION_STRING));
         else if (std::strcmp(p->key, "engines") == 0 && !g_core.engines.empty())
             OSSL_PARAM_set_utf8_ptr(p, g_core.engines.c_str());
     }
@@ -165,7 +172,10 @@ TEST_CASE("dispatch: refusals raise an error and change nothing", "[dispatch][er
         const bool xof = f.set_ctx_params != nullptr;
         void* ctx = f.newctx(m.provctx);
         REQUIRE(ctx != nullptr);
-        REQUIRE(f.init(ctx, nullptr) == 1);
+        // An explicit XOF length: OpenSSL 3.4+ has no default.
+        size_t xoflen = 24;
+        OSSL_PARAM len_param[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
+        REQUIRE(f.init(ctx, xof ? len_param : nullptr) == 1);
         REQUIRE(f.update(ctx, reinterpret_cast<const unsigned char*>("abc"), 3) == 1);
         size_t size = 0;
         {
@@ -295,5 +305,60 @@ TEST_CASE("dispatch: cipher refusals raise an error and write nothing", "[dispat
         CHECK(outl == 777);
         for (unsigned char c : out) CHECK(c == 0xee);
         f.freectx(ctx);
+    }
+}
+
+TEST_CASE("dispatch: squeeze in random pieces equals one final; its refusals", "[dispatch][xof][squeeze]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    std::mt19937_64 rng(314);
+    for (const char* name : {"SHAKE-128", "SHAKE-256"}) {
+        INFO(name);
+        const OSSL_DISPATCH* t = m.digest(name);
+        DigestFns f(t);
+        auto* squeeze = find_fn<OSSL_FUNC_digest_squeeze_fn>(t, OSSL_FUNC_DIGEST_SQUEEZE);
+        auto* copyctx = find_fn<OSSL_FUNC_digest_copyctx_fn>(t, OSSL_FUNC_DIGEST_COPYCTX);
+        REQUIRE(squeeze != nullptr);
+        REQUIRE(copyctx != nullptr);
+        for (int iter = 0; iter < 50; ++iter) {
+            std::vector<unsigned char> msg(rng() % 400);
+            for (auto& b : msg) b = static_cast<unsigned char>(rng());
+            size_t total = rng() % 1200;
+            // Reference: one final of `total` bytes.
+            void* ref = f.newctx(m.provctx);
+            OSSL_PARAM len[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &total), OSSL_PARAM_END};
+            REQUIRE(f.init(ref, len) == 1);
+            REQUIRE(f.update(ref, msg.data(), msg.size()) == 1);
+            std::vector<unsigned char> want(total + 1), got(total + 1);
+            size_t outl = 0;
+            REQUIRE(f.final(ref, want.data(), &outl, total) == 1);
+            // The same output squeezed in random pieces (zero-length ones too),
+            // on a copy made with copyctx mid-message.
+            void* a = f.newctx(m.provctx);
+            void* b = f.newctx(m.provctx);
+            REQUIRE(f.init(a, nullptr) == 1);
+            size_t cut = msg.empty() ? 0 : rng() % msg.size();
+            REQUIRE(f.update(a, msg.data(), cut) == 1);
+            copyctx(b, a);
+            f.freectx(a);
+            REQUIRE(f.update(b, msg.data() + cut, msg.size() - cut) == 1);
+            size_t done = 0;
+            while (done < total) {
+                size_t piece = std::min<size_t>(rng() % 300, total - done);
+                REQUIRE(squeeze(b, got.data() + done, &outl, piece) == 1);
+                CHECK(outl == piece);
+                done += piece;
+            }
+            CHECK(std::memcmp(got.data(), want.data(), total) == 0);
+            // After a squeeze: no update, no final. After a final: no squeeze.
+            g_core.errors.clear();
+            CHECK(f.update(b, msg.data(), 1) == 0);
+            CHECK(f.final(b, got.data(), &outl, got.size()) == 0);
+            CHECK(squeeze(ref, got.data(), &outl, 1) == 0);
+            CHECK(g_core.errors.size() == 3);
+            f.freectx(b);
+            f.freectx(ref);
+        }
     }
 }

@@ -1,6 +1,7 @@
 #include "provider_fixture.hpp"
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 
 #include <catch2/catch.hpp>
@@ -135,6 +136,8 @@ std::string take_errors() {
     }
     return out;
 }
+
+bool shake_has_default_length() { return OpenSSL_version_num() < 0x30400000L; }
 
 const std::vector<DigestName>& all_digests() {
     static const std::vector<DigestName> list = {

@@ -67,6 +67,10 @@ std::string provider_of(const EVP_CIPHER* cipher);
 // Empties OpenSSL's error queue into a string (for assertions on messages).
 std::string take_errors();
 
+// Whether the running libcrypto gives SHAKE a default output length
+// (OpenSSL 3.0-3.3 do; 3.4 and later do not).
+bool shake_has_default_length();
+
 // The digests hwaccel serves, by their canonical names.
 struct DigestName {
     const char* name;

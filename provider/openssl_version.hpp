@@ -1,0 +1,15 @@
+// The version of the libcrypto we are loaded into (not the headers we were
+// built with): behaviour that changed between OpenSSL releases follows the
+// running library, as the default provider of that library would behave.
+#pragma once
+
+namespace hwaccel {
+
+// Records "3.5.7"-style version text from the core's "openssl-version".
+void set_running_openssl_version(const char* version);
+
+// OpenSSL 3.0-3.3 give SHAKE a default output length (16/32 bytes); 3.4 and
+// later have none (size 0, final refused until xoflen is set).
+bool shake_has_default_length();
+
+}  // namespace hwaccel

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the EVP and CLI suites against another OpenSSL 3 installation:
+#   1. hwaccel built against it (headers and libcrypto from PREFIX);
+#   2. the module built against the system's OpenSSL 3.0 (BUILD_30, if
+#      given) loaded into that OpenSSL's CLI: one binary for every 3.x.
+#
+# usage: scripts/test-against.sh PREFIX [BUILD_30]
+#   PREFIX: an OpenSSL install prefix (bin/openssl, lib/, include/, lib/pkgconfig/)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$(cd "${1:?usage: test-against.sh PREFIX [BUILD_30]}" && pwd)
+build30=${2:-}
+version=$("$prefix/bin/openssl" version -v 2>/dev/null | awk '{print $2}' || true)
+[ -n "$version" ] || version=$(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version -v | awk '{print $2}')
+dir=$top/build-openssl-$version
+libdir=$prefix/lib
+[ -d "$prefix/lib64" ] && libdir=$prefix/lib64
+
+echo "== hwaccel built against OpenSSL $version ($prefix)"
+PKG_CONFIG_PATH=$libdir/pkgconfig "$top/scripts/build.sh" "$dir"
+export PATH=$prefix/bin:$PATH LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+(cd "$dir" && ctest --output-on-failure -R 'provider_tests|cli_tests')
+
+if [ -n "$build30" ]; then
+    echo "== the module built against the system OpenSSL, loaded into OpenSSL $version's CLI"
+    bash "$top/test/cli/cli_test.sh" "$build30"
+fi
