@@ -18,7 +18,15 @@ libdir=$prefix/lib
 
 echo "== hwaccel built against OpenSSL $version ($prefix)"
 PKG_CONFIG_PATH=$libdir/pkgconfig "$top/scripts/build.sh" "$dir"
-export PATH=$prefix/bin:$PATH LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The test binaries find that libcrypto through their build RPATH. The CLI
+# suite gets a wrapper for that openssl binary: exporting LD_LIBRARY_PATH to
+# everything would hand the other libcrypto to unrelated programs (ctest
+# itself links libcurl, whose libssh2 needs symbols a trimmed build lacks).
+mkdir -p "$dir/bin"
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libdir" "$prefix/bin/openssl" >"$dir/bin/openssl"
+chmod +x "$dir/bin/openssl"
+export OPENSSL=$dir/bin/openssl
+"$OPENSSL" version
 (cd "$dir" && ctest --output-on-failure -R 'provider_tests|cli_tests')
 
 if [ -n "$build30" ]; then

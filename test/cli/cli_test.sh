@@ -131,8 +131,11 @@ else
 fi
 
 # --- TLS: s_server and s_client with the example config ---------------------
-"$openssl" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-    -subj /CN=localhost -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+# A config of its own: an OpenSSL installed with install_sw has no openssl.cnf.
+printf '[req]\ndistinguished_name = dn\n[dn]\n' >"$work/req.cnf"
+"$openssl" req -config "$work/req.cnf" -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+    -nodes -days 1 -subj /CN=localhost -keyout "$work/key.pem" -out "$work/cert.pem" 2>"$work/req.err" ||
+    bad "making a test certificate: $(cat "$work/req.err")"
 port=$((20000 + RANDOM % 20000))
 OPENSSL_CONF=$config "$openssl" s_server -accept "127.0.0.1:$port" -cert "$work/cert.pem" \
     -key "$work/key.pem" -naccept 1 >"$work/server.out" 2>&1 < <(sleep 60) &
