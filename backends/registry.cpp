@@ -4,6 +4,7 @@
 
 #include "generic/generic_engines.hpp"
 #if defined(__x86_64__)
+#include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
 #endif
 
@@ -24,7 +25,13 @@ const Sha256Engine* const kSha256[] = {
     &generic::sha256,
 };
 const KeccakEngine* const kKeccak[] = {&generic::keccak};
-const Sm4Engine* const kSm4[] = {&generic::sm4};
+const Sm4Engine* const kSm4[] = {
+#if defined(__x86_64__)
+    &x86::sm4_vaes_avx2,
+    &x86::sm4_aesni_avx2,
+#endif
+    &generic::sm4,
+};
 
 template <class Engine, size_t N>
 EngineList<Engine> list_of(const Engine* const (&items)[N]) {

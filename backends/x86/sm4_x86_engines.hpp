@@ -1,0 +1,15 @@
+// The x86-64 SM4 engines that compute the S-box with AESENCLAST
+// (sm4_x86_common.hpp has the method). Each keeps its ISA inside its own file
+// (#pragma GCC target) and reports itself unavailable on CPUs without it.
+#pragma once
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel::x86 {
+
+// sm4_vaes.cpp: VAES + AVX2 + AES-NI, 256-bit VAESENCLAST.
+extern const Sm4Engine sm4_vaes_avx2;
+// sm4_aesni.cpp: AES-NI + AVX2, two 128-bit AESENCLAST per ymm (no VAES).
+extern const Sm4Engine sm4_aesni_avx2;
+
+}  // namespace hwaccel::x86
