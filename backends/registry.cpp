@@ -4,6 +4,7 @@
 
 #include "generic/generic_engines.hpp"
 #if defined(__x86_64__)
+#include "x86/keccak_x86.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
 #endif
@@ -24,7 +25,12 @@ const Sha256Engine* const kSha256[] = {
 #endif
     &generic::sha256,
 };
-const KeccakEngine* const kKeccak[] = {&generic::keccak};
+const KeccakEngine* const kKeccak[] = {
+#if defined(__x86_64__)
+    &x86::keccak_bmi,
+#endif
+    &generic::keccak,
+};
 const Sm4Engine* const kSm4[] = {
 #if defined(__x86_64__)
     &x86::sm4_vaes_avx2,
