@@ -7,6 +7,7 @@
 #include "x86/keccak_x86.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
+#include "zhaoxin/phe_engines.hpp"
 #endif
 
 namespace hwaccel {
@@ -16,12 +17,14 @@ namespace {
 const Sha1Engine* const kSha1[] = {
 #if defined(__x86_64__)
     &x86::sha1_shani,
+    &zhaoxin::sha1_phe,  // after SHA-NI: a CPU with both uses SHA-NI, as the kernel does
 #endif
     &generic::sha1,
 };
 const Sha256Engine* const kSha256[] = {
 #if defined(__x86_64__)
     &x86::sha256_shani,
+    &zhaoxin::sha256_phe,
 #endif
     &generic::sha256,
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cpu/detect.hpp"
+#include "zhaoxin/phe_detect.hpp"
 
 namespace hwaccel {
 namespace {
@@ -31,7 +32,8 @@ bool os_saves_ymm() {
 
 CpuFeatures detect_cpu() {
     CpuFeatures f;
-    const uint32_t max_leaf = cpuid(0).a;
+    const Regs l0 = cpuid(0);
+    const uint32_t max_leaf = l0.a;
     if (max_leaf < 1) return f;
     const Regs l1 = cpuid(1);
     f.ssse3 = bit(l1.c, 9);
@@ -47,7 +49,14 @@ CpuFeatures detect_cpu() {
         f.sha_ni = bit(l7.b, 29);
         f.vaes = bit(l7.c, 9) && f.avx;
     }
-    // Zhaoxin PHE detection arrives with the PHE engine (backends/zhaoxin/).
+    // Zhaoxin PHE: the vendor, leaf and family rules live in phe_usable(),
+    // which the tests feed with synthetic values.
+    const zhaoxin::CpuidVendor vendor{l0.b, l0.d, l0.c};
+    if (zhaoxin::is_centaur_vendor(vendor)) {
+        const uint32_t max_centaur = cpuid(0xC0000000u).a;
+        const uint32_t centaur_edx = max_centaur >= 0xC0000001u ? cpuid(0xC0000001u).d : 0;
+        f.phe = zhaoxin::phe_usable(vendor, l1.a, max_centaur, centaur_edx);
+    }
     return f;
 }
 
