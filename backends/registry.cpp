@@ -9,6 +9,9 @@
 #include "x86/x86_engines.hpp"
 #include "zhaoxin/phe_engines.hpp"
 #endif
+#if defined(__s390x__)
+#include "s390x/s390x_engines.hpp"
+#endif
 
 namespace hwaccel {
 namespace {
@@ -19,6 +22,9 @@ const Sha1Engine* const kSha1[] = {
     &x86::sha1_shani,
     &zhaoxin::sha1_phe,  // after SHA-NI: a CPU with both uses SHA-NI, as the kernel does
 #endif
+#if defined(__s390x__)
+    &s390x::sha1_cpacf,
+#endif
     &generic::sha1,
 };
 const Sha256Engine* const kSha256[] = {
@@ -26,11 +32,17 @@ const Sha256Engine* const kSha256[] = {
     &x86::sha256_shani,
     &zhaoxin::sha256_phe,
 #endif
+#if defined(__s390x__)
+    &s390x::sha256_cpacf,
+#endif
     &generic::sha256,
 };
 const KeccakEngine* const kKeccak[] = {
 #if defined(__x86_64__)
     &x86::keccak_bmi,
+#endif
+#if defined(__s390x__)
+    &s390x::keccak_cpacf,
 #endif
     &generic::keccak,
 };

@@ -7,6 +7,11 @@
 #   3. OpenSSL 3.5, built once from Debian 13's source package into a cache
 #      (scripts/openssl35.sh): hwaccel built against it runs the EVP and CLI
 #      suites, and the 3.0-built module runs the CLI suite in 3.5's openssl.
+#   4. IBM Z (s390x) cross build run under qemu-s390x-static
+#      (scripts/cross-s390x.sh): the portable engines' backend suites on a
+#      big-endian machine, and the CPACF engines' backend and EVP suites under
+#      the KIMD/KLMD instruction model. Skipped on an s390x host, whose
+#      native build (step 1) already runs the CPACF engines and test/s390x.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -27,5 +32,10 @@ scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_S
 echo "== OpenSSL 3.5"
 prefix=$(scripts/openssl35.sh)
 scripts/test-against.sh "$prefix" "$top/build"
+
+if [ "$(uname -m)" != s390x ]; then
+    echo "== s390x cross build under qemu"
+    scripts/cross-s390x.sh "$top/build-s390x"
+fi
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"
