@@ -25,8 +25,9 @@
 // with U_d = M T_d N as nibble tables (4 PSHUFB) and P_d byte shuffles (4
 // PSHUFB, ShiftRows undone inside them). N's constant c2 is cancelled through
 // the AESENCLAST key (kc = N^-1 c2), so everything after AESENCLAST is linear.
-// A bulk round is 22 vector ops per 8 blocks (an unfolded round, as in the
-// Linux kernel's sm4-aesni-avx, is about 28).
+// A bulk round is 25 vector ops per 8 blocks, loads and stores included; an
+// unfolded round (the input affine map before AESENCLAST, as in the Linux
+// kernel's sm4-aesni-avx) needs its 5 more.
 //
 // Bulk layout: 4x4 32-bit transpose per 128-bit lane, so register j of a
 // group holds word j of 8 blocks; a group is 8 blocks (one ymm per word).
@@ -40,11 +41,10 @@
 // (AES_S(0) = 0x63), and the high nibble is a bare PSRLW (the odd neighbour
 // shifts in zeros).
 //
-// Measured on the development machine (Zen 3 VM at 2.9 GHz whose cores are
-// shared with a second busy hardware thread, which costs this vector code
-// more than OpenSSL's scalar tables), 16 KiB per call: VAES 2.2-2.4 cycles
-// per byte in every parallel mode, AES-NI 3.0-3.6; encrypt_block 490-520
-// cycles per block, about the default provider's 465-500 (one block).
+// Measured on the development machine (Zen 3 VM at ~2.95 GHz, TSC 2.45 GHz;
+// tools/engine_bench.cpp), 16 KiB per call: VAES ~1.8 TSC ticks (2.2 cycles)
+// per byte in every parallel mode, 12-13x the default provider; AES-NI
+// ~2.05 ticks. The serial path: see encrypt_block and serial_chain.
 #pragma once
 
 
@@ -326,6 +326,22 @@ inline void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     secure_zero(k, sizeof k);
 }
 
+// Wipes n 32-byte-aligned 32-byte slots with vector stores. In assembly:
+// GCC turns store loops and memset of these sizes into rep stosq, whose
+// start-up cost showed in profiles (5% of a 32-block batch; more per block).
+HWACCEL_SM4_INLINE void wipe32(void* p, size_t n) {
+    __asm__ volatile(
+        "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+        "1:\n\t"
+        "vmovdqa %%ymm0, (%[p])\n\t"
+        "add $32, %[p]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [p] "+r"(p), [n] "+r"(n)
+        :
+        : "cc", "memory", "xmm0");
+}
+
 // --- one block, lowest latency -----------------------------------------------------
 
 // Round keys of the serial path, M domain with c1, each spread to 8 bytes
@@ -346,10 +362,7 @@ public:
         // and spread them with shuffles instead of MOVDDUP loads.
         __asm__ volatile("" : : "r"(b_) : "memory");
     }
-    ~SerialKeys() {
-        for (int j = 0; j < 9; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(b_ + 32 * j), _mm256_setzero_si256());
-        __asm__ volatile("" : : "r"(b_) : "memory");  // keep the wipe
-    }
+    ~SerialKeys() { wipe32(b_, sizeof b_ / 32); }
     SerialKeys(const SerialKeys&) = delete;
     SerialKeys& operator=(const SerialKeys&) = delete;
 
@@ -474,7 +487,7 @@ struct BulkKeys {
                                affine256(_mm256_shuffle_epi8(v, bs), kMC1Lo, kMHi));
         }
     }
-    ~BulkKeys() { secure_zero(k, sizeof k); }
+    ~BulkKeys() { wipe32(k, sizeof k / 32); }
     BulkKeys(const BulkKeys&) = delete;
     BulkKeys& operator=(const BulkKeys&) = delete;
 };
@@ -563,16 +576,18 @@ constexpr int kRegisterGroups = 3;
 // Why assembly: with intrinsics GCC keeps the 16 state registers of 4 groups
 // in ymm registers it does not have and spills them around every round
 // (measured: AES-NI 3.6 against 3.0 cycles/byte, VAES about equal). Here the
-// state lives in a stack array and is used as memory operands; the 16 ymm
-// registers hold the 4 look-up tables (ymm10-13), the AESENCLAST key (ymm14),
-// the nibble mask (ymm15), two round keys (ymm8, ymm9), the pair sums of the
-// 4 groups (ymm4-7) and temporaries (ymm0-3).
+// state lives in memory (the batch's Rows array) and is used as memory
+// operands, except each group's newest word; the 16 ymm registers hold the 4
+// look-up tables (ymm10-13), the AESENCLAST key (ymm14), the nibble mask
+// (ymm15), two round keys (ymm8, ymm9), the newest word of the 4 groups
+// (ymm4-7) and temporaries (ymm0-3).
 //
-// One group and round (t in ymm0 -> x_A ^= o), 22 vector ops:
-//   AESENCLAST, split (PSRLW + 2 PAND), 4 PSHUFB look-ups giving u0 and u2,
-//   u1 = u0 ^ u2 (T1 = T0 ^ T2), the 4 byte shuffles P0..P3 (memory
-//   operands), 4 xors into x_A, plus 3 xors per round forming t: rounds go
-//   in pairs sharing P = x_C ^ x_D.
+// One group and round (HWACCEL_SM4_ROUND), 25 vector ops: 3 xors and a load
+// forming t, AESENCLAST, split (PSRLW + 2 PAND), 4 PSHUFB look-ups giving u0
+// and u2, u1 = u0 ^ u2 (T1 = T0 ^ T2), the 4 byte shuffles P0..P3 (memory
+// operands), 4 xors into the new word, its store. On the development machine
+// this op mix alone runs at ~3.1 ops per cycle (7.9 cycles per group and
+// round measured with no dependencies at all); the kernel reaches ~8.
 
 struct Mask32 {
     alignas(32) uint8_t b[32];
@@ -603,56 +618,56 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
     "vaesenclast %%xmm14, %%xmm1, %%xmm1\n\t" \
     "vinserti128 $1, %%xmm1, %%ymm0, %%ymm0\n\t"
 
-// t in ymm0 -> x_A ^= o; leaves the new x_A in ymm2.
-#define HWACCEL_SM4_F(AES, A)               \
-    AES                                     \
-    "vpsrlw $4, %%ymm0, %%ymm1\n\t"         \
-    "vpand %%ymm15, %%ymm0, %%ymm0\n\t"     \
-    "vpand %%ymm15, %%ymm1, %%ymm1\n\t"     \
-    "vpshufb %%ymm0, %%ymm13, %%ymm2\n\t"   \
-    "vpshufb %%ymm1, %%ymm12, %%ymm3\n\t"   \
-    "vpshufb %%ymm0, %%ymm11, %%ymm0\n\t"   \
-    "vpshufb %%ymm1, %%ymm10, %%ymm1\n\t"   \
-    "vpxor %%ymm3, %%ymm2, %%ymm2\n\t"      \
-    "vpxor %%ymm1, %%ymm0, %%ymm0\n\t"      \
-    "vpxor %%ymm0, %%ymm2, %%ymm1\n\t"      \
-    "vpshufb 0(%[c]), %%ymm2, %%ymm2\n\t"   \
-    "vpshufb 32(%[c]), %%ymm1, %%ymm1\n\t"  \
-    "vpshufb 64(%[c]), %%ymm0, %%ymm3\n\t"  \
-    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"  \
-    "vpxor %%ymm1, %%ymm2, %%ymm2\n\t"      \
-    "vpxor %%ymm3, %%ymm0, %%ymm0\n\t"      \
-    "vpxor " A "(%[st]), %%ymm2, %%ymm2\n\t" \
-    "vpxor %%ymm0, %%ymm2, %%ymm2\n\t"      \
-    "vmovdqa %%ymm2, " A "(%[st])\n\t"
+// One round of one group: slot A ^= F(slot B ^ slot C ^ rk ^ N), N the
+// group's newest word (the slot the group's previous round wrote), kept in a
+// register so that the chain from one round to the next never goes through
+// memory (a store-to-load round trip on it measured 9.3 cycles per group and
+// round against 6.9 without). Slots B and C were written two and three
+// rounds back: their loads are off the chain. The new word goes to slot A
+// and to N. 25 ops; the chain is xor, AESENCLAST, split, look-up, two xors,
+// shuffle, two xors: about 13 cycles, well under the 4 groups' ~27 cycles of
+// port work per round.
+#define HWACCEL_SM4_ROUND(AES, RK, N, A, B, C)  \
+    "vmovdqa " B "(%[st]), %%ymm0\n\t"          \
+    "vpxor " C "(%[st]), %%ymm0, %%ymm0\n\t"    \
+    "vpxor %%" RK ", %%ymm0, %%ymm0\n\t"        \
+    "vpxor %%" N ", %%ymm0, %%ymm0\n\t"         \
+    AES                                         \
+    "vpsrlw $4, %%ymm0, %%ymm1\n\t"             \
+    "vpand %%ymm15, %%ymm0, %%ymm0\n\t"         \
+    "vpand %%ymm15, %%ymm1, %%ymm1\n\t"         \
+    "vpshufb %%ymm0, %%ymm13, %%ymm2\n\t"       \
+    "vpshufb %%ymm0, %%ymm11, %%ymm0\n\t"       \
+    "vpshufb %%ymm1, %%ymm12, %%ymm3\n\t"       \
+    "vpshufb %%ymm1, %%ymm10, %%ymm1\n\t"       \
+    "vpxor %%ymm3, %%ymm2, %%ymm2\n\t"          \
+    "vpxor %%ymm1, %%ymm0, %%ymm0\n\t"          \
+    "vpxor %%ymm0, %%ymm2, %%ymm1\n\t"          \
+    "vpshufb 32(%[c]), %%ymm1, %%ymm1\n\t"      \
+    "vpshufb 0(%[c]), %%ymm2, %%ymm2\n\t"       \
+    "vpshufb 64(%[c]), %%ymm0, %%ymm3\n\t"      \
+    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"      \
+    "vpxor " A "(%[st]), %%ymm2, %%ymm2\n\t"    \
+    "vpxor %%ymm3, %%ymm0, %%ymm0\n\t"          \
+    "vpxor %%ymm0, %%ymm2, %%ymm2\n\t"          \
+    "vpxor %%ymm1, %%ymm2, %%" N "\n\t"         \
+    "vmovdqa %%" N ", " A "(%[st])\n\t"
 
-// Round pairs, round-major over the groups (the second round of a group is
-// then ~100 instructions after the first, so the groups overlap): the first
-// round forms P = x_C ^ x_D in the group's ymm(4 + g) and x_A ^= F(P ^ x_B ^
-// rk0); the second x_B ^= F(P ^ x_A ^ rk1). Round keys in ymm9, ymm8.
-#define HWACCEL_SM4_R0(AES, P, A, B, C, D)       \
-    "vmovdqa " C "(%[st]), %%" P "\n\t"          \
-    "vpxor " D "(%[st]), %%" P ", %%" P "\n\t"   \
-    "vpxor " B "(%[st]), %%" P ", %%ymm0\n\t"    \
-    "vpxor %%ymm9, %%ymm0, %%ymm0\n\t"           \
-    HWACCEL_SM4_F(AES, A)
-#define HWACCEL_SM4_R1(AES, P, A, B)             \
-    "vpxor " A "(%[st]), %%" P ", %%ymm0\n\t"    \
-    "vpxor %%ymm8, %%ymm0, %%ymm0\n\t"           \
-    HWACCEL_SM4_F(AES, B)
-
-// Group g's words at st + 128 g + 32 j; its pair sum in ymm(4 + g).
+// Group g's words at st + 128 g + 32 j; its newest word in ymm(4 + g).
 #define HWACCEL_SM4_GROUP0 "ymm4", "0", "32", "64", "96"
 #define HWACCEL_SM4_GROUP1 "ymm5", "128", "160", "192", "224"
 #define HWACCEL_SM4_GROUP2 "ymm6", "256", "288", "320", "352"
 #define HWACCEL_SM4_GROUP3 "ymm7", "384", "416", "448", "480"
-#define HWACCEL_SM4_A0(AES, P, w0, w1, w2, w3) HWACCEL_SM4_R0(AES, P, w0, w1, w2, w3)
-#define HWACCEL_SM4_A1(AES, P, w0, w1, w2, w3) HWACCEL_SM4_R1(AES, P, w0, w1)
-#define HWACCEL_SM4_B0(AES, P, w0, w1, w2, w3) HWACCEL_SM4_R0(AES, P, w2, w3, w0, w1)
-#define HWACCEL_SM4_B1(AES, P, w0, w1, w2, w3) HWACCEL_SM4_R1(AES, P, w2, w3)
+// Round j of a loop iteration updates word j from words j+1, j+2 and the
+// newest, word j+3 (mod 4). Round keys in ymm9, ymm8, ymm9, ymm8.
+#define HWACCEL_SM4_J0(AES, N, w0, w1, w2, w3) HWACCEL_SM4_ROUND(AES, "ymm9", N, w0, w1, w2)
+#define HWACCEL_SM4_J1(AES, N, w0, w1, w2, w3) HWACCEL_SM4_ROUND(AES, "ymm8", N, w1, w2, w3)
+#define HWACCEL_SM4_J2(AES, N, w0, w1, w2, w3) HWACCEL_SM4_ROUND(AES, "ymm9", N, w2, w3, w0)
+#define HWACCEL_SM4_J3(AES, N, w0, w1, w2, w3) HWACCEL_SM4_ROUND(AES, "ymm8", N, w3, w0, w1)
+#define HWACCEL_SM4_LOADN(AES, N, w0, w1, w2, w3) "vmovdqa " w3 "(%[st]), %%" N "\n\t"
 #define HWACCEL_SM4_CALL(M, ...) M(__VA_ARGS__)
 
-#define HWACCEL_SM4_KERNEL(AES, ROUND0, ROUND1, ROUND2, ROUND3)            \
+#define HWACCEL_SM4_KERNEL(LOADN, ROUND0, ROUND1, ROUND2, ROUND3)          \
     __asm__ volatile(                                                    \
         "vbroadcasti128 128(%[c]), %%ymm13\n\t"                          \
         "vbroadcasti128 144(%[c]), %%ymm12\n\t"                          \
@@ -660,6 +675,7 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
         "vbroadcasti128 176(%[c]), %%ymm10\n\t"                          \
         "vbroadcasti128 192(%[c]), %%ymm15\n\t"                          \
         "vbroadcasti128 208(%[c]), %%ymm14\n\t"                          \
+        LOADN                                                            \
         "1:\n\t"                                                         \
         "vpbroadcastd 0(%[rk]), %%ymm9\n\t"                              \
         "vpbroadcastd 4(%[rk]), %%ymm8\n\t"                              \
@@ -687,9 +703,9 @@ HWACCEL_SM4_INLINE void kernel(uint8_t* st, const uint32_t* rkm) {
 #define HWACCEL_SM4_G2(AES, W) HWACCEL_SM4_G1(AES, W) HWACCEL_SM4_H(AES, W, 1)
 #define HWACCEL_SM4_G3(AES, W) HWACCEL_SM4_G2(AES, W) HWACCEL_SM4_H(AES, W, 2)
 #define HWACCEL_SM4_G4(AES, W) HWACCEL_SM4_G3(AES, W) HWACCEL_SM4_H(AES, W, 3)
-#define HWACCEL_SM4_ALL(GS, AES) \
-    HWACCEL_SM4_KERNEL(AES, GS(AES, HWACCEL_SM4_A0), GS(AES, HWACCEL_SM4_A1), GS(AES, HWACCEL_SM4_B0), \
-                       GS(AES, HWACCEL_SM4_B1))
+#define HWACCEL_SM4_ALL(GS, AES)                                                                   \
+    HWACCEL_SM4_KERNEL(GS(AES, HWACCEL_SM4_LOADN), GS(AES, HWACCEL_SM4_J0), GS(AES, HWACCEL_SM4_J1), \
+                       GS(AES, HWACCEL_SM4_J2), GS(AES, HWACCEL_SM4_J3))
 #define HWACCEL_SM4_BODY(AES)                                   \
     if constexpr (G == 1) HWACCEL_SM4_ALL(HWACCEL_SM4_G1, AES); \
     else if constexpr (G == 2) HWACCEL_SM4_ALL(HWACCEL_SM4_G2, AES); \
@@ -748,23 +764,20 @@ HWACCEL_SM4_INLINE void rounds_in_registers(Rows (&x)[G], const BulkKeys& keys) 
     }
 }
 
-// 32 rounds on the G groups of a batch.
+// 32 rounds on the G groups of a batch. The kernel works on the Rows array
+// in place (its layout is the kernel's: group g at 128 g, word j at 32 j), so
+// no copy to a separate buffer (GCC made those rep movsq, 13% of the time).
 template <class Aes, int G>
 HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const BulkKeys& keys) {
-    if constexpr (G <= kRegisterGroups) {
-        rounds_in_registers<Aes, G>(x, keys);
-    } else {
-        alignas(32) uint8_t st[128 * G];
-        for (int g = 0; g < G; ++g)
-            for (int j = 0; j < 4; ++j)
-                _mm256_store_si256(reinterpret_cast<__m256i*>(st + 128 * g + 32 * j), x[g].r[j]);
-        kernel<Aes::kVaes, G>(st, keys.k);
-        for (int g = 0; g < G; ++g)
-            for (int j = 0; j < 4; ++j)
-                x[g].r[j] = _mm256_load_si256(reinterpret_cast<const __m256i*>(st + 128 * g + 32 * j));
-        for (int j = 0; j < 4 * G; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(st + 32 * j), _mm256_setzero_si256());
-        __asm__ volatile("" : : "r"(st) : "memory");  // keep the wipe
-    }
+    static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
+    if constexpr (G <= kRegisterGroups) rounds_in_registers<Aes, G>(x, keys);
+    else kernel<Aes::kVaes, G>(reinterpret_cast<uint8_t*>(x), keys.k);
+}
+// Wipes a batch's cipher state once it is no longer needed, where it lives
+// in memory (the kernel's batches).
+template <int G>
+HWACCEL_SM4_INLINE void wipe_state(Rows (&x)[G]) {
+    if constexpr (G > kRegisterGroups) wipe32(x, 4 * G);
 }
 
 // --- modes ----------------------------------------------------------------------
@@ -777,6 +790,7 @@ void ecb_batch(const BulkKeys& keys, uint8_t* out, const uint8_t* in, size_t m) 
     for (int g = 0; g < G; ++g) x[g] = to_state(load_rows_any(in + 128 * g, m - 8 * g < 8 ? m - 8 * g : 8));
     rounds<Aes, G>(x, keys);
     for (int g = 0; g < G; ++g) store_rows_any(out + 128 * g, from_state(x[g]), m - 8 * g < 8 ? m - 8 * g : 8);
+    wipe_state(x);
 }
 
 // Counter blocks counter + first + i (128-bit big-endian, wrapping) for the
@@ -814,6 +828,7 @@ void ctr_batch(const BulkKeys& keys, uint8_t* out, const uint8_t* in, size_t m, 
         const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
         store_rows_any(out + 128 * g, xor_rows(from_state(x[g]), load_rows_any(in + 128 * g, mg)), mg);
     }
+    wipe_state(x);
 }
 
 template <class Aes, int G>
@@ -828,6 +843,7 @@ void cbc_dec_batch(const BulkKeys& keys, uint8_t* out, const uint8_t* in, size_t
         const Rows prev = load_prev_rows(in, 8 * g, mg, iv);
         store_rows_any(out + 128 * g, xor_rows(from_state(x[g]), prev), mg);
     }
+    wipe_state(x);
 }
 
 template <class Aes, int G>
@@ -842,6 +858,7 @@ void cfb_dec_batch(const BulkKeys& keys, uint8_t* out, const uint8_t* in, size_t
         const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
         store_rows_any(out + 128 * g, xor_rows(from_state(x[g]), load_rows_any(in + 128 * g, mg)), mg);
     }
+    wipe_state(x);
 }
 
 // --- engine entry points, for an Aes policy ---------------------------------------

@@ -1,0 +1,186 @@
+// hwaccel-engine-bench: cycles per byte of every engine's block function
+// against OpenSSL's default provider, in one process, interleaved.
+//
+// `openssl speed` (scripts/bench.py) measures what users get, provider and
+// EVP overheads included; this tool measures the engines themselves, so a
+// kernel change can be judged in seconds. Cycles are TSC ticks (the TSC runs
+// at the nominal clock, not the boost clock): compare ratios, not absolutes.
+// Each figure is the median of many trials, each trial one call over the
+// whole buffer, engine and OpenSSL alternating so a busy machine slows both.
+#include <openssl/evp.h>
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hwaccel/registry.hpp"
+
+namespace {
+
+constexpr size_t kSizes[] = {16, 64, 256, 1024, 16384};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median ticks per byte of a() and b(), alternating.
+std::pair<double, double> race(size_t bytes, int trials, const std::function<void()>& a,
+                               const std::function<void()>& b) {
+    std::vector<double> ta, tb;
+    for (int i = 0; i < 3; ++i) { a(); b(); }  // warm caches and clocks
+    for (int i = 0; i < trials; ++i) {
+        uint64_t t0 = __rdtsc();
+        a();
+        uint64_t t1 = __rdtsc();
+        b();
+        uint64_t t2 = __rdtsc();
+        ta.push_back(double(t1 - t0) / double(bytes));
+        tb.push_back(double(t2 - t1) / double(bytes));
+    }
+    return {median(ta), median(tb)};
+}
+
+int trials_for(size_t bytes) { return bytes >= 16384 ? 301 : 2001; }
+
+void report(const char* what, const char* engine, size_t bytes, std::pair<double, double> r) {
+    std::printf("%-14s %-12s %6zu B  engine %7.2f c/B  default %7.2f c/B  ratio %5.2fx\n", what,
+                engine, bytes, r.first, r.second, r.second / r.first);
+}
+
+// OpenSSL's one-shot digest of `bytes` (context reused, as speed does).
+struct DefaultDigest {
+    EVP_MD* md;
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    explicit DefaultDigest(const char* name) : md(EVP_MD_fetch(nullptr, name, "provider=default")) {}
+    ~DefaultDigest() { EVP_MD_CTX_free(ctx); EVP_MD_free(md); }
+    void run(const uint8_t* p, size_t n) {
+        unsigned char out[64];
+        unsigned int len = 0;
+        EVP_DigestInit_ex(ctx, md, nullptr);
+        EVP_DigestUpdate(ctx, p, n);
+        if (EVP_MD_get_flags(md) & EVP_MD_FLAG_XOF) EVP_DigestFinalXOF(ctx, out, 32);
+        else EVP_DigestFinal_ex(ctx, out, &len);
+    }
+};
+
+struct DefaultCipher {
+    EVP_CIPHER* cipher;
+    EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+    DefaultCipher(const char* name, bool enc) : cipher(EVP_CIPHER_fetch(nullptr, name, "provider=default")) {
+        static const uint8_t key[16] = {1, 2, 3}, iv[16] = {4, 5, 6};
+        EVP_CipherInit_ex(ctx, cipher, nullptr, key, iv, enc ? 1 : 0);
+        EVP_CIPHER_CTX_set_padding(ctx, 0);
+    }
+    ~DefaultCipher() { EVP_CIPHER_CTX_free(ctx); EVP_CIPHER_free(cipher); }
+    void run(uint8_t* out, const uint8_t* in, size_t n) {
+        int len = 0;
+        EVP_CipherUpdate(ctx, out, &len, in, static_cast<int>(n));
+    }
+};
+
+// No arguments: everything; else any argument naming the family, the engine
+// or (prefix) the label: "sm4" runs every SM4 mode, "sm4-ctr" one of them.
+bool wanted(const char* family, const char* engine, int argc, char** argv) {
+    if (argc < 2) return true;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], engine) == 0 || std::strncmp(argv[i], family, std::strlen(argv[i])) == 0 ||
+            std::strncmp(argv[i], family, std::strlen(family)) == 0)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
+        std::printf(
+            "usage: hwaccel-engine-bench [FAMILY|ENGINE ...]\n"
+            "Ticks per byte of each available engine against OpenSSL's default provider,\n"
+            "interleaved, medians. Families: sha1 sha256 sha3 sm4.\n");
+        return 0;
+    }
+    const hwaccel::CpuFeatures& cpu = hwaccel::cpu_features();
+    std::vector<uint8_t> in(16384 + 64), out(16384 + 64);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 131 + 7);
+
+    // Digests: the engine compresses the whole blocks of `bytes` (what the
+    // provider does for one call, less padding); default does init/update/final.
+    for (const hwaccel::Sha1Engine* e : hwaccel::sha1_engines()) {
+        if (!e->available(cpu) || !wanted("sha1", e->name, argc, argv)) continue;
+        DefaultDigest d("SHA1");
+        for (size_t n : kSizes) {
+            uint32_t st[5] = {};
+            report("sha1", e->name, n, race(n, trials_for(n), [&] { e->blocks(st, in.data(), (n + 63) / 64); },
+                                            [&] { d.run(in.data(), n); }));
+        }
+    }
+    for (const hwaccel::Sha256Engine* e : hwaccel::sha256_engines()) {
+        if (!e->available(cpu) || !wanted("sha256", e->name, argc, argv)) continue;
+        DefaultDigest d("SHA256");
+        for (size_t n : kSizes) {
+            uint32_t st[8] = {};
+            report("sha256", e->name, n, race(n, trials_for(n), [&] { e->blocks(st, in.data(), (n + 63) / 64); },
+                                              [&] { d.run(in.data(), n); }));
+        }
+    }
+    for (const hwaccel::KeccakEngine* e : hwaccel::keccak_engines()) {
+        if (!e->available(cpu) || !wanted("sha3", e->name, argc, argv)) continue;
+        DefaultDigest d("SHA3-256");
+        for (size_t n : kSizes) {
+            uint64_t st[25] = {};
+            report("sha3-256", e->name, n,
+                   race(n, trials_for(n), [&] { e->absorb(st, in.data(), (n + 135) / 136, 136); },
+                        [&] { d.run(in.data(), n); }));
+        }
+    }
+    for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines()) {
+        if (!e->available(cpu) || !wanted("sm4", e->name, argc, argv)) continue;
+        hwaccel::Sm4Key key;
+        static const uint8_t user_key[16] = {1, 2, 3};
+        e->set_key(&key, user_key);
+        uint8_t iv[16] = {};
+        struct Mode {
+            const char* label;
+            const char* openssl;
+            bool enc;
+            std::function<void(size_t)> run;
+        };
+        const Mode modes[] = {
+            {"sm4-ecb", "SM4-ECB", true, [&](size_t n) { e->ecb(key.enc, out.data(), in.data(), n / 16); }},
+            {"sm4-ctr", "SM4-CTR", true,
+             [&](size_t n) {
+                 if (e->ctr) e->ctr(&key, out.data(), in.data(), n / 16, iv);
+             }},
+            {"sm4-cbc-dec", "SM4-CBC", false,
+             [&](size_t n) {
+                 if (e->cbc_decrypt) e->cbc_decrypt(&key, out.data(), in.data(), n / 16, iv);
+             }},
+            {"sm4-cbc-enc", "SM4-CBC", true,
+             [&](size_t n) {
+                 // The provider's serial loop, reduced to its core.
+                 uint8_t x[16];
+                 std::memcpy(x, iv, 16);
+                 for (size_t i = 0; i < n; i += 16) {
+                     for (int j = 0; j < 16; ++j) x[j] ^= in[i + j];
+                     e->encrypt_block(key.enc, x, x);
+                 }
+                 std::memcpy(out.data(), x, 16);
+             }},
+        };
+        for (const Mode& m : modes) {
+            if (!wanted(m.label, e->name, argc, argv)) continue;
+            DefaultCipher d(m.openssl, m.enc);
+            for (size_t n : kSizes)
+                report(m.label, e->name, n,
+                       race(n, trials_for(n), [&] { m.run(n); }, [&] { d.run(out.data(), in.data(), n); }));
+        }
+    }
+    return 0;
+}
