@@ -641,6 +641,7 @@ bool always(const CpuFeatures&) { return true; }
 
 const Sm4Engine sm4 = {
     "generic", always, set_key, ecb, encrypt_block, ctr, cbc_decrypt, cfb_decrypt,
+    nullptr,   nullptr, nullptr,  // serial modes: the provider's loop over encrypt_block
 };
 
 namespace sm4_detail {

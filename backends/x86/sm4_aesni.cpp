@@ -49,6 +49,7 @@ using E = sm4x::Engine<AesNi>;
 const Sm4Engine sm4_aesni_avx2 = {
     "aesni-avx2", sm4_aesni_available, sm4x::set_key, E::ecb, sm4x::encrypt_block,
     E::ctr,       E::cbc_decrypt,      E::cfb_decrypt,
+    sm4x::cbc_encrypt, sm4x::cfb_encrypt, sm4x::ofb,
 };
 
 }  // namespace hwaccel::x86

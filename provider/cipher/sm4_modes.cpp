@@ -99,6 +99,7 @@ void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
         return;
     }
     // Serial by nature: each block needs the previous ciphertext.
+    if (s.engine->cbc_encrypt) return s.engine->cbc_encrypt(&s.key, out, in, nblocks, s.iv);
     for (size_t i = 0; i < nblocks; ++i, in += kBlock, out += kBlock) {
         uint8_t x[kBlock];
         xor_block(x, in, s.iv);
@@ -119,7 +120,11 @@ void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
     }
     size_t nblocks = len / kBlock;
     if (nblocks != 0) {
-        if (encrypt) {
+        if (encrypt && s.engine->cfb_encrypt) {
+            s.engine->cfb_encrypt(&s.key, out, in, nblocks, s.iv);
+            in += nblocks * kBlock;
+            out += nblocks * kBlock;
+        } else if (encrypt) {
             for (size_t i = 0; i < nblocks; ++i, in += kBlock, out += kBlock) {
                 s.engine->encrypt_block(s.key.enc, s.iv, s.iv);
                 xor_block(s.iv, s.iv, in);
@@ -148,6 +153,19 @@ void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
 
 void sm4_ofb(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len) {
     unsigned n = s.num;
+    // Finish a partly used keystream block, then whole blocks at once when
+    // the engine has a fused OFB (iv is then the last keystream block, num 0).
+    while (n != 0 && len != 0) {
+        *out++ = *in++ ^ s.iv[n];
+        --len;
+        n = (n + 1) % kBlock;
+    }
+    if (size_t nblocks = len / kBlock; nblocks != 0 && s.engine->ofb) {
+        s.engine->ofb(&s.key, out, in, nblocks, s.iv);
+        in += nblocks * kBlock;
+        out += nblocks * kBlock;
+        len -= nblocks * kBlock;
+    }
     for (; len != 0; ++in, ++out, --len) {
         if (n == 0) s.engine->encrypt_block(s.key.enc, s.iv, s.iv);
         *out = *in ^ s.iv[n];

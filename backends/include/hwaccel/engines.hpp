@@ -71,6 +71,14 @@ struct Sm4Engine {
     void (*ctr)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t counter[16]);
     void (*cbc_decrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
     void (*cfb_decrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+    // Optional fused serial modes, for engines whose single block carries
+    // per-call set-up or layout conversions worth sharing across blocks:
+    // cbc_encrypt c_i = E(p_i ^ c_{i-1}); cfb_encrypt c_i = p_i ^ E(c_{i-1});
+    // ofb o_i = E(o_{i-1}), out_i = in_i ^ o_i. iv: c_0 (o_0) in, the last
+    // c (o) out. Without them the provider loops over encrypt_block.
+    void (*cbc_encrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+    void (*cfb_encrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+    void (*ofb)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
 };
 
 }  // namespace hwaccel
