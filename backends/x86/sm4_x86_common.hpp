@@ -380,17 +380,19 @@ private:
     alignas(32) uint8_t b_[288];  // keys 0..31, then a zero slot read by round 31
 };
 
-// One block: 32 rounds of 20 instructions. In assembly so that the chain's
+// One block: 32 rounds of 21 instructions. In assembly so that the chain's
 // operations are issued in a chosen order: the schedulers pick the oldest
 // ready op, and with GCC's order off-chain xors and loads delayed the chain
 // (intrinsics measured 5% slower, 525 against 497 cycles per block). Per
 // round the chain is AESENCLAST (4), split (1), look-ups (2: four on two
-// shuffle ports), xor (1), u1 (1), shuffle (1), xor (2) = 12 cycles; measured
-// ~15 here (the core's second hardware thread takes ports too). With pp =
-// Y[i+2] ^ Y[i+3] ^ rk'[i+1] the next input is t = pp ^ Y[i] ^ o and the new
-// Y[i] = t ^ pp, both off the chain. t and Y[0..3] are wherever GCC puts them
-// (xmm0, xmm3-xmm6 are what the clobbers leave); tables in xmm10-xmm13,
-// AESENCLAST key in xmm14, nibble mask in xmm15, rotation masks in memory.
+// shuffle ports), u0 and u2 (1), u1 (1), shuffle (1), xor (1) = 11 cycles in
+// theory; the bare chain measures 13.3 here (tools: a loop of just these
+// ops), the whole round ~14 (u2's look-ups go first: P2, P3 can then start
+// while u0 is formed). With pp = Y[i+2] ^ Y[i+3] ^ rk'[i+1] the next input
+// is t = pp ^ Y[i] ^ o and the new Y[i] = t ^ pp, both off the chain. t and
+// Y[0..3] are wherever GCC puts them (xmm0, xmm3-xmm6 are what the clobbers
+// leave); tables in xmm10-xmm13, AESENCLAST key in xmm14, nibble mask in
+// xmm15, rotation masks in memory.
 #define HWACCEL_SM4_SROUND(Y0, Y2, Y3, K)              \
     "vaesenclast %%xmm14, %[t], %[t]\n\t"              \
     "vmovddup " K "(%[k]), %%xmm7\n\t"                 \
@@ -399,19 +401,19 @@ private:
     "vpxor " Y0 ", %%xmm7, %%xmm8\n\t"                 \
     "vpsrlw $4, %[t], %%xmm2\n\t"                      \
     "vpand %%xmm15, %[t], %%xmm1\n\t"                  \
-    "vpshufb %%xmm1, %%xmm13, %[t]\n\t"                \
-    "vpshufb %%xmm1, %%xmm11, %%xmm1\n\t"              \
-    "vpshufb %%xmm2, %%xmm12, %%xmm9\n\t"              \
-    "vpshufb %%xmm2, %%xmm10, %%xmm2\n\t"              \
+    "vpshufb %%xmm1, %%xmm11, %[t]\n\t"                \
+    "vpshufb %%xmm2, %%xmm10, %%xmm9\n\t"              \
+    "vpshufb %%xmm1, %%xmm13, %%xmm1\n\t"              \
+    "vpshufb %%xmm2, %%xmm12, %%xmm2\n\t"              \
     "vpxor %%xmm9, %[t], %[t]\n\t"                     \
     "vpxor %%xmm2, %%xmm1, %%xmm1\n\t"                 \
-    "vpxor %%xmm1, %[t], %%xmm9\n\t"                   \
-    "vpxor %[t], %%xmm8, %%xmm8\n\t"                   \
-    "vpshufb 16(%[c]), %%xmm1, %%xmm2\n\t"             \
-    "vpshufb 32(%[c]), %%xmm1, %%xmm1\n\t"             \
-    "vpshufb 0(%[c]), %%xmm9, %%xmm9\n\t"              \
+    "vpshufb 16(%[c]), %[t], %%xmm2\n\t"               \
+    "vpshufb 32(%[c]), %[t], %%xmm9\n\t"               \
+    "vpxor %%xmm1, %[t], %[t]\n\t"                     \
+    "vpxor %%xmm1, %%xmm8, %%xmm8\n\t"                 \
+    "vpxor %%xmm9, %%xmm2, %%xmm2\n\t"                 \
+    "vpshufb 0(%[c]), %[t], %[t]\n\t"                  \
     "vpxor %%xmm2, %%xmm8, %%xmm8\n\t"                 \
-    "vpxor %%xmm1, %%xmm9, %[t]\n\t"                   \
     "vpxor %%xmm8, %[t], %[t]\n\t"                     \
     "vpxor %[t], %%xmm7, " Y0 "\n\t"
 
