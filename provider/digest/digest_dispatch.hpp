@@ -60,9 +60,13 @@ class DigestDispatch {
     static void* newctx(void* provctx) noexcept {
         auto* prov = static_cast<const ProvCtx*>(provctx);
         return guarded<void*>(prov, nullptr, [&]() -> void* {
-            Ctx* ctx = alloc(Ctx{prov, Algo::make(prov->engines), default_length(), Phase::kFresh});
-            if (ctx == nullptr) raise_error(prov, kErrOutOfMemory);
-            return ctx;
+            // Built in place: a temporary plus copy showed in 16-byte profiles.
+            void* mem = OPENSSL_malloc(sizeof(Ctx));
+            if (mem == nullptr) {
+                raise_error(prov, kErrOutOfMemory);
+                return nullptr;
+            }
+            return new (mem) Ctx{prov, Algo::make(prov->engines), default_length(), Phase::kFresh};
         });
     }
 

@@ -87,15 +87,21 @@ public:
     const KeccakEngine* engine() const { return engine_; }
 
 private:
+    // The buffered tail and the padding go straight into the state, then the
+    // bare permutation: no block-sized copy to clear, absorb and wipe (that
+    // was a tenth of a 16-byte SHA3-256). The buffer keeps its message bytes
+    // until wipe(), as it does while absorbing.
     void pad_and_switch() {
-        std::memset(buffer_ + buffered_, 0, rate_ - buffered_);
-        buffer_[buffered_] ^= pad_;
-        buffer_[rate_ - 1] ^= 0x80;
-        engine_->absorb(lanes_, buffer_, 1, rate_);
-        secure_zero(buffer_, sizeof buffer_);
+        size_t i = 0;
+        for (; i + 8 <= buffered_; i += 8) lanes_[i / 8] ^= load_le64(buffer_ + i);
+        for (; i < buffered_; ++i) xor_byte(i, buffer_[i]);
+        xor_byte(buffered_, pad_);
+        xor_byte(rate_ - 1, 0x80);
+        engine_->permute(lanes_);
         squeezing_ = true;
         buffered_ = 0;  // now counts output bytes taken from the current block
     }
+    void xor_byte(size_t i, uint8_t b) { lanes_[i / 8] ^= uint64_t{b} << (8 * (i % 8)); }
 
     // Copies sponge bytes [offset, offset + len) of the current state to out:
     // byte i is byte i % 8 of lane i / 8, little-endian (see engines.hpp).
