@@ -97,7 +97,11 @@ def main():
     env.pop("OPENSSL_CONF", None)
     if args.engine:
         env["HWACCEL_ENGINES"] = args.engine
-    engines = engines_in_use(args, env)
+    try:
+        engines = engines_in_use(args, env)
+    except (RuntimeError, OSError) as e:
+        # An unknown engine or one this CPU lacks: say so, no traceback.
+        sys.exit("bench.py: %s" % e)
 
     print("openssl speed, %d s per size, %d interleaved rounds; MB/s are medians, the ratio "
           "is the median of the per-round ratios (hwaccel / default)." % (args.seconds,
