@@ -1,0 +1,794 @@
+// Constant-time check for every SM4 engine this CPU can run, natively: no
+// emulator, so it also covers instructions valgrind cannot run (the 256-bit
+// VAESENCLAST of the vaes-avx2 engine).
+//
+// Method: trace equivalence. Each engine call runs twice, in two forked
+// children that differ only in the secret bytes, held in the same buffers at
+// the same addresses. Each child is single-stepped with ptrace and its
+// registers recorded before every instruction; then the two traces are
+// compared step by step. On x86-64 every memory address is computed from
+// general-purpose registers (plus RIP and constants), and every branch shows
+// in RIP. So if at every step
+//   - RIP is the same in both runs (no secret-dependent branch or loop count),
+//   - the registers that form the instruction's address are the same (base,
+//     index, RSP, the implicit RSI/RDI/RCX of string instructions, ...),
+//   - and so are the operands of DIV/IDIV, whose latency depends on them,
+// then neither control flow nor any address depends on the secret. Other GPRs
+// may differ: the portable engine computes on secret data in GPRs, which is
+// fine as long as it never becomes an address or a branch. The report says
+// whether a function kept every GPR and RFLAGS identical throughout (the x86
+// engines keep secrets in vector registers) or at how many steps they
+// carried secret data.
+//
+// What it cannot see: vector registers (so VSIB gathers and masked vector
+// loads and stores, whose accesses depend on them, are rejected outright), and
+// timing differences inside one instruction (vector instructions, and GPR
+// arithmetic other than DIV, take data-independent time on the CPUs we
+// target; PDEP/PEXT before AMD Zen 3 do not, and no SM4 engine uses them).
+// Two runs compare one pair of secrets: run 1 gets the bitwise complement of
+// run 0's, so every secret bit differs.
+//
+// Built a second time with SM4_CT_TRACE_DELIBERATE_LEAK (sm4_ct_trace_leak):
+// every traced call then also does a table lookup indexed by a secret byte
+// and a branch on a secret bit, which must be reported; the CTest entries
+// assert that they are. With --native the calls run without tracing, to show
+// that the leak variant's failure is the check's finding, not a crash.
+//
+// Usage: sm4_ct_trace [--native] [engine ...]   (default: every engine)
+// Exits 77 (CTest's SKIP_RETURN_CODE) where ptrace is not permitted.
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hwaccel/cpu.hpp"
+#include "hwaccel/engines.hpp"
+#include "hwaccel/registry.hpp"
+
+// fn(arg) between two int3 markers, on the stack whose top is stack_top, and
+// entered with every GPR but RSP, RAX (fn) and RDI (arg) zeroed. So both runs
+// start from identical registers: nothing the child computed before (its
+// secrets included) lingers in one, and the stack is at the same address
+// whichever thread forked the child. The call sits between the markers in the
+// assembly itself, so the compiler cannot move it across them.
+extern "C" void sm4_ct_traced_call(void (*fn)(const void*), const void* arg, void* stack_top);
+extern "C" const char sm4_ct_trace_begin[];  // just after the first int3
+extern "C" const char sm4_ct_trace_end[];    // the second int3
+__asm__(R"(
+    .pushsection .text
+    .p2align 4
+    .globl sm4_ct_traced_call
+    .hidden sm4_ct_traced_call
+    .type sm4_ct_traced_call, @function
+sm4_ct_traced_call:
+    push %rbx
+    push %rbp
+    push %r12
+    push %r13
+    push %r14
+    push %r15
+    mov %rsp, %rax
+    mov %rdx, %rsp
+    push %rax
+    sub $8, %rsp
+    mov %rdi, %rax
+    mov %rsi, %rdi
+    xor %ebx, %ebx
+    xor %ecx, %ecx
+    xor %edx, %edx
+    xor %esi, %esi
+    xor %ebp, %ebp
+    xor %r8d, %r8d
+    xor %r9d, %r9d
+    xor %r10d, %r10d
+    xor %r11d, %r11d
+    xor %r12d, %r12d
+    xor %r13d, %r13d
+    xor %r14d, %r14d
+    xor %r15d, %r15d
+    int3
+    .globl sm4_ct_trace_begin
+    .hidden sm4_ct_trace_begin
+sm4_ct_trace_begin:
+    call *%rax
+    .globl sm4_ct_trace_end
+    .hidden sm4_ct_trace_end
+sm4_ct_trace_end:
+    int3
+    add $8, %rsp
+    pop %rsp
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %rbp
+    pop %rbx
+    ret
+    .size sm4_ct_traced_call, .-sm4_ct_traced_call
+    .popsection
+)");
+
+namespace {
+
+constexpr int kSkipExit = 77;         // CTest SKIP_RETURN_CODE
+constexpr int kChildCannotTrace = 3;  // a child's exit code: PTRACE_TRACEME refused
+constexpr size_t kMaxSteps = 1000000; // per call; the longest takes ~100000
+constexpr size_t kMaxBlocks = 70;
+
+// Block counts, at each engine's internal boundaries: a longer call only
+// repeats the same instructions on more blocks, and a step costs ~20 us here.
+#ifndef SM4_CT_TRACE_DELIBERATE_LEAK
+// x86 engines: one block (the serial path), register-resident groups of 8 (2,
+// 3, 8, 9, 17), the 32-block batch kernel (31, 32), batches plus a tail (33,
+// 70).
+const std::vector<size_t> kX86Counts = {1, 2, 3, 8, 9, 17, 31, 32, 33, 70};
+// The portable engine: one block, byte-sliced chunks of 8 (2; 9 = a chunk plus
+// a one-block tail). Its bitsliced kernel (from 64 blocks, ~100000 steps a
+// call) is traced once, through ecb: every mode reaches it through the same
+// Kernels::crypt.
+const std::vector<size_t> kPortableCounts = {1, 2, 9};
+constexpr size_t kPortableBitsliced = 70;
+const std::vector<size_t> kSerialCounts = {1, 3};
+#else
+// The leak is the same in every call: one call per function shows it is found there.
+const std::vector<size_t> kSerialCounts = {2};
+const std::vector<size_t> kX86Counts = {2};
+const std::vector<size_t> kPortableCounts = {2};
+constexpr size_t kPortableBitsliced = 0;
+#endif
+
+// --- what is traced -------------------------------------------------------------
+
+enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb };
+constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
+                       Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
+                       Fn::cfb_encrypt, Fn::ofb};
+
+const char* fn_name(Fn f) {
+    switch (f) {
+        case Fn::set_key: return "set_key";
+        case Fn::ecb_enc: return "ecb (enc)";
+        case Fn::ecb_dec: return "ecb (dec)";
+        case Fn::encrypt_block: return "encrypt_block";
+        case Fn::ctr: return "ctr";
+        case Fn::cbc_decrypt: return "cbc_decrypt";
+        case Fn::cfb_decrypt: return "cfb_decrypt";
+        case Fn::cbc_encrypt: return "cbc_encrypt";
+        case Fn::cfb_encrypt: return "cfb_encrypt";
+        case Fn::ofb: return "ofb";
+    }
+    return "?";
+}
+bool takes_count(Fn f) { return f != Fn::set_key && f != Fn::encrypt_block; }
+// The fused serial modes run one block after another through the same code
+// (~900 steps a block): one and three blocks show the first block and the
+// block-to-block path.
+bool is_serial(Fn f) { return f == Fn::cbc_encrypt || f == Fn::cfb_encrypt || f == Fn::ofb; }
+bool present(const hwaccel::Sm4Engine& e, Fn f) {
+    if (f == Fn::ctr) return e.ctr != nullptr;
+    if (f == Fn::cbc_decrypt) return e.cbc_decrypt != nullptr;
+    if (f == Fn::cfb_decrypt) return e.cfb_decrypt != nullptr;
+    if (f == Fn::cbc_encrypt) return e.cbc_encrypt != nullptr;
+    if (f == Fn::cfb_encrypt) return e.cfb_encrypt != nullptr;
+    if (f == Fn::ofb) return e.ofb != nullptr;
+    return true;
+}
+// CBC and CFB decryption read public ciphertext and IV (which may pass through
+// GPRs, e.g. the copy of the chaining block): there only the key is secret.
+bool input_is_secret(Fn f) { return f != Fn::cbc_decrypt && f != Fn::cfb_decrypt; }
+
+struct Job {
+    const hwaccel::Sm4Engine* engine;
+    Fn fn;
+    size_t blocks;
+};
+
+// Everything a traced call touches, its stack included. Static storage,
+// written only by the children: a forked child has it at the parent's
+// addresses, so both runs use the same addresses.
+struct Buffers {
+    alignas(64) uint8_t user_key[16];
+    alignas(64) hwaccel::Sm4Key key;
+    alignas(64) uint8_t in[16 * kMaxBlocks];
+    alignas(64) uint8_t out[16 * kMaxBlocks];
+    alignas(64) uint8_t counter_or_iv[16];
+    alignas(64) uint8_t stack[1 << 20];
+};
+Buffers buffers;
+
+void fill(uint8_t* p, size_t n, uint8_t seed, bool complement) {
+    for (size_t i = 0; i < n; ++i) {
+        const uint8_t v = static_cast<uint8_t>(seed + 31 * i + (i >> 3));
+        p[i] = complement ? static_cast<uint8_t>(~v) : v;
+    }
+}
+
+// Sets up run 0 or 1 of a job, outside the traced region. Run 1's secrets
+// are the complement of run 0's; public data is the same in both runs.
+void prepare(const Job& job, int run) {
+    Buffers& b = buffers;
+    const bool flip = run == 1;
+    fill(b.user_key, sizeof b.user_key, 1, flip);
+    fill(b.in, sizeof b.in, 2, flip && input_is_secret(job.fn));
+    std::memset(b.out, 0, sizeof b.out);
+    // Public: the CTR counter (its low 64 bits carry inside the longer calls)
+    // or the IV.
+    fill(b.counter_or_iv, sizeof b.counter_or_iv, 3, false);
+    std::memset(b.counter_or_iv + 8, 0xFF, 7);
+    b.counter_or_iv[15] = 0xF0;
+    // The bulk functions see the round keys, not the user key: computed here,
+    // different in the two runs.
+    if (job.fn != Fn::set_key) job.engine->set_key(&b.key, b.user_key);
+}
+
+#ifdef SM4_CT_TRACE_DELIBERATE_LEAK
+volatile uint8_t leak_sink;
+
+// The classic table S-box (the load's address depends on a secret byte), then
+// a branch on a secret bit. Out of line so the report names it.
+[[gnu::noinline]] void sm4_ct_deliberate_leak(const uint8_t* secret) {
+    static const uint8_t table[16] = {0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7,
+                                      0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05};
+    leak_sink = table[secret[0] & 15];
+    // An instruction on one side only: GCC cannot turn this into a CMOV.
+    if (secret[1] & 1) __asm__ volatile("nop" ::: "memory");
+}
+#endif
+
+// The traced region: one engine call (and, in the leak variant, the leak).
+void run_job(const void* arg) {
+    const Job& job = *static_cast<const Job*>(arg);
+    const hwaccel::Sm4Engine& e = *job.engine;
+    Buffers& b = buffers;
+    switch (job.fn) {
+        case Fn::set_key: e.set_key(&b.key, b.user_key); break;
+        case Fn::ecb_enc: e.ecb(b.key.enc, b.out, b.in, job.blocks); break;
+        case Fn::ecb_dec: e.ecb(b.key.dec, b.out, b.in, job.blocks); break;
+        case Fn::encrypt_block: e.encrypt_block(b.key.enc, b.out, b.in); break;
+        case Fn::ctr: e.ctr(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::cbc_decrypt: e.cbc_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::cfb_decrypt: e.cfb_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::cbc_encrypt: e.cbc_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::cfb_encrypt: e.cfb_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::ofb: e.ofb(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+    }
+#ifdef SM4_CT_TRACE_DELIBERATE_LEAK
+    sm4_ct_deliberate_leak(b.user_key);
+#endif
+}
+
+void call_between_markers(const Job& job) {
+    sm4_ct_traced_call(run_job, &job, buffers.stack + sizeof buffers.stack);
+}
+
+// --- which GPRs an instruction's addresses and latency depend on -----------------
+
+// GPR numbers as the encoding has them: 0 rax, 1 rcx, 2 rdx, 3 rbx, 4 rsp,
+// 5 rbp, 6 rsi, 7 rdi, 8-15 r8-r15.
+constexpr int kRax = 0, kRcx = 1, kRdx = 2, kRbx = 3, kRsp = 4, kRbp = 5, kRsi = 6, kRdi = 7;
+const char* const kGprNames[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                   "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+constexpr uint32_t bit(int r) { return 1u << r; }
+
+struct Operands {
+    uint32_t regs = 0;                      // GPRs that must not depend on the secret
+    const char* role = "memory address";    // what they do, for the report
+    const char* unsupported = nullptr;      // an access this check cannot judge
+};
+
+// One-byte opcodes with a ModRM byte (64-bit mode; 0F, VEX and EVEX handled
+// apart).
+bool map0_has_modrm(uint8_t op) {
+    if (op < 0x40) return (op & 7) < 4;  // the ALU r/m forms 00-03, 08-0B, ..., 38-3B
+    switch (op) {
+        case 0x63: case 0x69: case 0x6B: case 0xC0: case 0xC1: case 0xC6: case 0xC7:
+        case 0xF6: case 0xF7: case 0xFE: case 0xFF:
+            return true;
+    }
+    return (op >= 0x80 && op <= 0x8F) || (op >= 0xD0 && op <= 0xD3) || (op >= 0xD8 && op <= 0xDF);
+}
+// 0F xx opcodes without one: system instructions, Jcc rel32, BSWAP, ...
+bool map1_has_modrm(uint8_t op) {
+    if ((op >= 0x80 && op <= 0x8F) || (op >= 0xC8 && op <= 0xCF) || (op >= 0x30 && op <= 0x37)) return false;
+    switch (op) {
+        case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0B: case 0x0E: case 0x77:
+        case 0xA0: case 0xA1: case 0xA2: case 0xA8: case 0xA9: case 0xAA:
+            return false;
+    }
+    return true;
+}
+
+// Decodes as much of the instruction at p as the check needs: prefixes, the
+// opcode and the ModRM/SIB address registers. RIP-relative and absolute
+// addresses need no register; LEA and the hint NOPs compute an address but
+// do not access it.
+Operands decode(const uint8_t* p) {
+    Operands o;
+    bool rep = false;
+    for (;; ++p) {
+        const uint8_t b = *p;
+        if (b == 0xF2 || b == 0xF3) rep = true;
+        else if (b != 0xF0 && b != 0x2E && b != 0x36 && b != 0x3E && b != 0x26 && b != 0x64 &&
+                 b != 0x65 && b != 0x66 && b != 0x67)
+            break;
+    }
+    uint8_t rex = 0;
+    if ((*p & 0xF0) == 0x40) rex = *p++;
+    bool rex_x = rex & 2, rex_b = rex & 1;
+    const bool rex_r = rex & 4;
+    bool vex = false;  // VEX or EVEX
+    int map;
+    uint8_t op;
+    if (*p == 0xC5) {  // two-byte VEX (C4, C5 and 62 are never LES, LDS, BOUND in 64-bit mode)
+        vex = true, map = 1, rex_x = rex_b = false, op = p[2], p += 3;
+    } else if (*p == 0xC4) {
+        vex = true, map = p[1] & 0x1F, rex_x = !(p[1] & 0x40), rex_b = !(p[1] & 0x20), op = p[3], p += 4;
+    } else if (*p == 0x62) {  // EVEX
+        vex = true, map = p[1] & 0x07, rex_x = !(p[1] & 0x40), rex_b = !(p[1] & 0x20), op = p[4], p += 5;
+    } else if (*p == 0x0F) {
+        if (p[1] == 0x38) map = 2, op = p[2], p += 3;
+        else if (p[1] == 0x3A) map = 3, op = p[2], p += 3;
+        else map = 1, op = p[1], p += 2;
+    } else {
+        map = 0, op = *p++;
+    }
+
+    if (map == 0 && op == 0x8F && (*p & 0x38) != 0) {
+        o.unsupported = "an XOP instruction";
+        return o;
+    }
+    if (vex && map == 2) {
+        if ((op >= 0x90 && op <= 0x93) || (op >= 0xA0 && op <= 0xA3) || op == 0xC6 || op == 0xC7) {
+            o.unsupported = "a gather or scatter (its addresses come from a vector register)";
+            return o;
+        }
+        if ((op >= 0x2C && op <= 0x2F) || op == 0x8C || op == 0x8E) {
+            o.unsupported = "a masked vector load or store (its mask is a vector register)";
+            return o;
+        }
+    }
+    if (map == 1 && op == 0xF7) {
+        o.unsupported = "MASKMOVDQU (its mask is a vector register)";
+        return o;
+    }
+
+    // Implicit operands.
+    if (map == 0) {
+        // String instructions: MOVS and CMPS address [rsi] and [rdi], STOS
+        // and SCAS [rdi], LODS [rsi]; with a REP prefix rcx is the count.
+        if ((op >= 0xA4 && op <= 0xA7) || (op >= 0xAA && op <= 0xAF)) {
+            const bool rsi = op <= 0xA7 || op == 0xAC || op == 0xAD;
+            const bool rdi = op <= 0xA7 || op == 0xAA || op == 0xAB || op >= 0xAE;
+            o.regs = (rsi ? bit(kRsi) : 0) | (rdi ? bit(kRdi) : 0) | (rep ? bit(kRcx) : 0);
+            o.role = "string instruction pointer or count";
+            return o;
+        }
+        if (op == 0xD7) {  // XLAT: [rbx + al]
+            o.regs = bit(kRbx) | bit(kRax);
+            return o;
+        }
+        if (op == 0xC9) {  // LEAVE reads [rbp]
+            o.regs = bit(kRbp);
+            return o;
+        }
+    }
+
+    const bool has_modrm = map == 0 ? map0_has_modrm(op) : map == 1 ? vex || map1_has_modrm(op) : true;
+    if (!has_modrm || (vex && map == 1 && op == 0x77)) return o;  // VZEROUPPER/VZEROALL
+    const uint8_t modrm = *p;
+    const int mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+
+    if (map == 0 && (op == 0xF6 || op == 0xF7) && reg >= 6) {
+        if (mod != 3) {
+            o.unsupported = "DIV/IDIV on a memory operand (its value, which sets the latency, is not in a register)";
+            return o;
+        }
+        o.regs = bit(kRax) | bit(kRdx) | bit(rm | (rex_b ? 8 : 0));
+        o.role = "DIV/IDIV operand (its latency depends on the value)";
+        return o;
+    }
+    if (mod == 3) return o;                                     // register operand
+    if (map == 0 && op == 0x8D) return o;                       // LEA
+    if (map == 1 && op >= 0x19 && op <= 0x1F) return o;         // hint NOPs
+    if (rm == 4) {
+        const uint8_t sib = p[1];
+        const int index = ((sib >> 3) & 7) | (rex_x ? 8 : 0);
+        if (index != kRsp) o.regs |= bit(index);                 // 4 without REX.X: no index
+        if (!((sib & 7) == 5 && mod == 0)) o.regs |= bit((sib & 7) | (rex_b ? 8 : 0));
+    } else if (!(rm == 5 && mod == 0)) {                        // else RIP-relative
+        o.regs |= bit(rm | (rex_b ? 8 : 0));
+    }
+    // BT, BTS, BTR, BTC with a register bit offset address memory beyond the
+    // operand.
+    if (map == 1 && (op == 0xA3 || op == 0xAB || op == 0xB3 || op == 0xBB)) {
+        o.regs |= bit(reg | (rex_r ? 8 : 0));
+        o.role = "memory address (with the bit offset of BT/BTS/BTR/BTC)";
+    }
+    return o;
+}
+
+// --- naming code addresses ---------------------------------------------------------
+
+// "function+0xoff in file" from the ELF symbol table of the file the address
+// belongs to: dladdr sees only exported symbols, and the engines' are hidden.
+struct Symbol {
+    uint64_t start, size;
+    std::string name;
+};
+const std::vector<Symbol>& symbols_of(const std::string& file) {
+    static std::map<std::string, std::vector<Symbol>> cache;
+    auto it = cache.find(file);
+    if (it != cache.end()) return it->second;
+    std::vector<Symbol>& syms = cache[file];
+    const int fd = open(file.c_str(), O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) {
+        if (fd >= 0) close(fd);
+        return syms;
+    }
+    void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return syms;
+    const auto* base = static_cast<const uint8_t*>(map);
+    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+    const auto* sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
+    // .symtab when the file has one, else .dynsym (stripped libraries).
+    for (uint32_t want : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
+        for (int i = 0; i < eh->e_shnum; ++i) {
+            if (sh[i].sh_type != want) continue;
+            const auto* sym = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
+            const char* str = reinterpret_cast<const char*>(base + sh[sh[i].sh_link].sh_offset);
+            for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); ++k)
+                if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value != 0)
+                    syms.push_back({sym[k].st_value, sym[k].st_size, str + sym[k].st_name});
+        }
+        if (!syms.empty()) break;
+    }
+    munmap(map, st.st_size);
+    return syms;
+}
+
+std::string hex(uint64_t v) {
+    char s[24];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+    return s;
+}
+
+std::string symbolize(uint64_t addr) {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void*>(addr), &info) || !info.dli_fbase) return hex(addr);
+    const std::string file = info.dli_fname && *info.dli_fname ? info.dli_fname : "/proc/self/exe";
+    const uint64_t off = addr - reinterpret_cast<uint64_t>(info.dli_fbase);
+    const std::string where = file.substr(file.rfind('/') + 1);
+    for (const Symbol& s : symbols_of(file)) {
+        if (off < s.start || off >= s.start + (s.size ? s.size : 1)) continue;
+        int status = 0;
+        char* d = abi::__cxa_demangle(s.name.c_str(), nullptr, nullptr, &status);
+        std::string name = status == 0 && d ? d : s.name;
+        std::free(d);
+        if (name.size() > 110) name = name.substr(0, 107) + "...";
+        return hex(addr) + " (" + name + "+" + hex(off - s.start) + " in " + where + ")";
+    }
+    return hex(addr) + " (" + where + "+" + hex(off) + ")";
+}
+
+// --- recording a run -----------------------------------------------------------------
+
+struct Skip {
+    std::string why;
+};
+
+// The registers before one instruction.
+struct Step {
+    uint64_t rip, eflags, gpr[16];
+};
+Step step_of(const user_regs_struct& r) {
+    return {r.rip, r.eflags,
+            {r.rax, r.rcx, r.rdx, r.rbx, r.rsp, r.rbp, r.rsi, r.rdi,
+             r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15}};
+}
+
+struct Trace {
+    std::vector<Step> steps;  // from the start marker to the end marker
+    std::string error;        // the run itself went wrong
+    std::string skip;         // ptrace is not permitted
+};
+
+std::string describe_status(int status) {
+    if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return std::string("was killed by ") + strsignal(WTERMSIG(status));
+    if (WIFSTOPPED(status)) return std::string("stopped on ") + strsignal(WSTOPSIG(status));
+    return "status " + std::to_string(status);
+}
+
+// ptrace itself refused (seccomp, a container policy, another tracer):
+// skip. Anything else is a failure of the run.
+void ptrace_or_throw(__ptrace_request request, pid_t pid, void* data, const char* what) {
+    if (ptrace(request, pid, nullptr, data) == 0) return;
+    if (errno == EPERM || errno == ENOSYS || errno == EACCES)
+        throw Skip{std::string(what) + ": " + std::strerror(errno)};
+    throw std::string(what) + ": " + std::strerror(errno);
+}
+
+// Waits for the SIGTRAP stop that a marker or a single step produces.
+void wait_trap(pid_t pid) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) throw std::string("waitpid: ") + std::strerror(errno);
+    if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP) return;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kChildCannotTrace)
+        throw Skip{"PTRACE_TRACEME was refused"};
+    throw "the traced child " + describe_status(status);
+}
+
+pid_t spawn(const Job& job, int run) {
+    const pid_t pid = fork();
+    if (pid < 0) throw std::string("fork: ") + std::strerror(errno);
+    if (pid == 0) {
+        // Forked from a threaded process: only async-signal-safe calls here,
+        // no stdio.
+        if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(kChildCannotTrace);
+        prepare(job, run);
+        call_between_markers(job);
+        _exit(0);
+    }
+    return pid;
+}
+
+// Runs the job as run 0 or 1 in a child and records its registers at every
+// step from the start marker to the end marker.
+void record(const Job& job, int run, Trace& t) {
+    t.steps.clear();
+    t.error.clear();
+    t.skip.clear();
+    pid_t pid = -1;
+    try {
+        pid = spawn(job, run);
+        wait_trap(pid);  // the start marker
+        // The child dies with the tracer, whatever happens to it.
+        ptrace_or_throw(PTRACE_SETOPTIONS, pid, reinterpret_cast<void*>(PTRACE_O_EXITKILL), "PTRACE_SETOPTIONS");
+        const uint64_t begin = reinterpret_cast<uint64_t>(sm4_ct_trace_begin);
+        const uint64_t end = reinterpret_cast<uint64_t>(sm4_ct_trace_end);
+        for (;;) {
+            user_regs_struct r;
+            ptrace_or_throw(PTRACE_GETREGS, pid, &r, "PTRACE_GETREGS");
+            if (t.steps.empty() && r.rip != begin) throw std::string("the child did not stop at the start marker");
+            t.steps.push_back(step_of(r));
+            if (r.rip == end) break;
+            if (t.steps.size() > kMaxSteps)
+                throw "no end marker after " + std::to_string(kMaxSteps) + " steps";
+            ptrace_or_throw(PTRACE_SINGLESTEP, pid, nullptr, "PTRACE_SINGLESTEP");
+            wait_trap(pid);
+        }
+    } catch (const Skip& s) {
+        t.skip = s.why;
+    } catch (const std::string& e) {
+        t.error = "run " + std::to_string(run) + ": " + e;
+    }
+    if (pid > 0) kill(pid, SIGKILL), waitpid(pid, nullptr, 0);
+}
+
+// --- comparing two runs -------------------------------------------------------------
+
+struct Result {
+    uint64_t steps = 0;       // instructions compared
+    uint64_t data_steps = 0;  // of which with a GPR or RFLAGS differing (secret data)
+    std::string address_leak, flow_leak, error;
+    bool failed() const { return !address_leak.empty() || !flow_leak.empty() || !error.empty(); }
+};
+
+std::string regs_differing(const Step& a, const Step& b, uint32_t mask) {
+    std::string s;
+    for (int r = 0; r < 16; ++r)
+        if (mask & bit(r))
+            s += std::string(s.empty() ? "" : ", ") + kGprNames[r] + " " + hex(a.gpr[r]) + " vs " + hex(b.gpr[r]);
+    return s;
+}
+
+Result compare(const Trace& a, const Trace& b) {
+    Result res;
+    const uint64_t end = reinterpret_cast<uint64_t>(sm4_ct_trace_end);
+    const size_t n = a.steps.size() < b.steps.size() ? a.steps.size() : b.steps.size();
+    for (size_t i = 0; i < n; ++i) {
+        const Step& x = a.steps[i];
+        const Step& y = b.steps[i];
+        if (x.rip != y.rip) {
+            res.flow_leak = "control flow depends on the secret after step " + std::to_string(i) +
+                            ": the instruction at " + symbolize(a.steps[i ? i - 1 : 0].rip) + " went on to " +
+                            hex(x.rip) + " in one run and " + hex(y.rip) + " in the other";
+            return res;
+        }
+        if (x.rip == end) break;
+        res.steps = i + 1;
+        // The children ran the parent's code at the parent's addresses (fork),
+        // so the instruction is read from the parent's own copy.
+        const Operands ops = decode(reinterpret_cast<const uint8_t*>(x.rip));
+        if (ops.unsupported) {
+            res.error = "step " + std::to_string(i) + " at " + symbolize(x.rip) + " is " + ops.unsupported +
+                        ", which this check cannot judge";
+            return res;
+        }
+        uint32_t differ = 0;
+        for (int g = 0; g < 16; ++g)
+            if (x.gpr[g] != y.gpr[g]) differ |= bit(g);
+        if (differ || x.eflags != y.eflags) ++res.data_steps;
+        // The stack pointer addresses every push, pop, call and local.
+        const uint32_t leaked = differ & (ops.regs | bit(kRsp));
+        if (leaked && res.address_leak.empty()) {
+            const char* role = (leaked & ops.regs) ? ops.role : "stack pointer";
+            res.address_leak = std::string(role) + " depends on the secret at step " + std::to_string(i) + ", " +
+                               symbolize(x.rip) + ": " + regs_differing(x, y, leaked);
+        }
+    }
+    return res;
+}
+
+// Both runs of a job at once, one tracer thread each (the machine's two
+// cores step the two children in parallel), then the comparison.
+Result trace(const Job& job, Trace (&traces)[2]) {
+    std::thread other([&] { record(job, 1, traces[1]); });
+    record(job, 0, traces[0]);
+    other.join();
+    for (const Trace& t : traces)
+        if (!t.skip.empty()) throw Skip{t.skip};
+    Result res;
+    for (const Trace& t : traces)
+        if (!t.error.empty()) res.error += (res.error.empty() ? "" : "; ") + t.error;
+    if (!res.error.empty()) return res;
+    return compare(traces[0], traces[1]);
+}
+
+// --- the two modes -------------------------------------------------------------------
+
+std::vector<Job> jobs_for(const hwaccel::Sm4Engine& e) {
+    // The portable engine closes every engine list.
+    const hwaccel::Sm4Engine* portable = *(hwaccel::sm4_engines().end() - 1);
+    const std::vector<size_t>& counts = &e == portable ? kPortableCounts : kX86Counts;
+    std::vector<Job> jobs;
+    for (Fn f : kFns) {
+        if (!present(e, f)) continue;
+        if (!takes_count(f)) jobs.push_back({&e, f, 1});
+        else if (is_serial(f))
+            for (size_t n : kSerialCounts) jobs.push_back({&e, f, n});
+        else
+            for (size_t n : counts) jobs.push_back({&e, f, n});
+        if (&e == portable && f == Fn::ecb_enc && kPortableBitsliced) jobs.push_back({&e, f, kPortableBitsliced});
+    }
+    return jobs;
+}
+
+// Those named on the command line (all if none) that this CPU can run.
+std::vector<const hwaccel::Sm4Engine*> engines_to_check(const std::vector<std::string>& names) {
+    std::vector<const hwaccel::Sm4Engine*> engines;
+    for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines()) {
+        bool named = names.empty();
+        for (const std::string& n : names) named |= n == e->name;
+        if (!named) continue;
+        if (e->available(hwaccel::cpu_features())) engines.push_back(e);
+        else std::printf("sm4 engine %s: not supported by this CPU, not checked\n", e->name);
+    }
+    return engines;
+}
+
+// Without a tracer an int3 would kill the process; this handler makes the
+// markers no-ops.
+void ignore_trap(int) {}
+
+int run_native(const std::vector<const hwaccel::Sm4Engine*>& engines) {
+    signal(SIGTRAP, ignore_trap);
+    size_t calls = 0;
+    for (const hwaccel::Sm4Engine* e : engines)
+        for (const Job& job : jobs_for(*e))
+            for (int run = 0; run < 2; ++run) {
+                prepare(job, run);
+                call_between_markers(job);
+                ++calls;
+            }
+    std::printf("%zu calls ran natively, untraced\n", calls);
+    return 0;
+}
+
+int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
+    const auto t0 = std::chrono::steady_clock::now();
+    // Warm-up: lazy PLT binding and any first-use work happen here, once,
+    // rather than in every traced call (they would be identical in both runs
+    // anyway; this only saves steps). The markers are no-ops meanwhile.
+    signal(SIGTRAP, ignore_trap);
+    for (const hwaccel::Sm4Engine* e : engines)
+        for (const Job& job : jobs_for(*e)) {
+            prepare(job, 0);
+            call_between_markers(job);
+        }
+    signal(SIGTRAP, SIG_DFL);
+    std::fflush(stdout);
+
+    Trace traces[2];
+    int failed = 0;
+    uint64_t total_steps = 0;
+    for (const hwaccel::Sm4Engine* e : engines) {
+        const std::vector<Job> jobs = jobs_for(*e);  // at fixed addresses while traced
+        uint64_t engine_steps = 0;
+        int engine_failed = 0;
+        for (size_t i = 0; i < jobs.size();) {
+            // One line per function: its calls over all block counts.
+            const Fn f = jobs[i].fn;
+            uint64_t steps = 0, data_steps = 0;
+            int calls = 0, bad = 0;
+            for (; i < jobs.size() && jobs[i].fn == f; ++i) {
+                const Job& job = jobs[i];
+                const Result r = trace(job, traces);
+                steps += r.steps;
+                data_steps += r.data_steps;
+                ++calls;
+                if (!r.failed()) continue;
+                // Details for the first failing call of a function; later ones
+                // only count.
+                if (bad++ == 0) {
+                    const std::string call = std::string(e->name) + " " + fn_name(f) +
+                                             (takes_count(f) ? ", " + std::to_string(job.blocks) + " blocks" : "");
+                    for (const std::string* s : {&r.address_leak, &r.flow_leak, &r.error})
+                        if (!s->empty()) std::printf("FAIL %s: %s\n", call.c_str(), s->c_str());
+                }
+            }
+            std::string how;
+            if (bad) how = std::to_string(bad) + " of " + std::to_string(calls) + " calls FAILED";
+            else if (data_steps == 0) how = "GPRs and RFLAGS identical at every step";
+            else
+                how = "secret data in GPRs/RFLAGS at " + std::to_string(data_steps) +
+                      " steps, never in an address, a branch or a DIV";
+            std::printf("  %-10s %-14s %2d call(s) %7llu steps: %s\n", e->name, fn_name(f), calls,
+                        static_cast<unsigned long long>(steps), how.c_str());
+            std::fflush(stdout);
+            engine_steps += steps;
+            engine_failed += bad;
+        }
+        std::printf("sm4 engine %s: %s, %llu steps compared\n", e->name,
+                    engine_failed ? "FAILED" : "no secret-dependent branch or address",
+                    static_cast<unsigned long long>(engine_steps));
+        total_steps += engine_steps;
+        failed += engine_failed;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%zu engine(s), %llu steps in %.1f s, %d failing call(s)\n", engines.size(),
+                static_cast<unsigned long long>(total_steps), secs, failed);
+    return failed || engines.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool native = false;
+    std::vector<std::string> names;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--native") == 0) native = true;
+        else if (argv[i][0] == '-') {
+            std::fprintf(stderr, "usage: %s [--native] [engine ...]\n", argv[0]);
+            return 2;
+        } else names.push_back(argv[i]);
+    }
+    const std::vector<const hwaccel::Sm4Engine*> engines = engines_to_check(names);
+    if (native) return run_native(engines);
+    try {
+        return run_traced(engines);
+    } catch (const Skip& s) {
+        std::printf("SKIPPED: ptrace is not permitted here (%s)\n", s.why.c_str());
+        return kSkipExit;
+    }
+}
