@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
             std::function<void(size_t)> run;
         };
         const Mode modes[] = {
-            {"sm4-ecb", "SM4-ECB", true, [&](size_t n) { e->ecb(key.enc, out.data(), in.data(), n / 16); }},
+            {"sm4-ecb", "SM4-ECB", true, [&](size_t n) { e->ecb(&key, false, out.data(), in.data(), n / 16); }},
             {"sm4-ctr", "SM4-CTR", true,
              [&](size_t n) {
                  if (e->ctr) e->ctr(&key, out.data(), in.data(), n / 16, iv);
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
                  std::memcpy(x, iv, 16);
                  for (size_t i = 0; i < n; i += 16) {
                      for (int j = 0; j < 16; ++j) x[j] ^= in[i + j];
-                     e->encrypt_block(key.enc, x, x);
+                     e->encrypt_block(&key, x, x);
                  }
                  std::memcpy(out.data(), x, 16);
              }},

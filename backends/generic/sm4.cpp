@@ -637,10 +637,19 @@ void cfb_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblo
 
 bool always(const CpuFeatures&) { return true; }
 
+// The interface's entry points over the functions above, which work on
+// one round-key array (the direction is the array).
+void ecb_entry(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
+    ecb(decrypt ? key->dec : key->enc, out, in, nblocks);
+}
+void encrypt_block_entry(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
+    encrypt_block(key->enc, out, in);
+}
+
 }  // namespace
 
 const Sm4Engine sm4 = {
-    "generic", always, set_key, ecb, encrypt_block, ctr, cbc_decrypt, cfb_decrypt,
+    "generic", always, set_key, ecb_entry, encrypt_block_entry, ctr, cbc_decrypt, cfb_decrypt,
     nullptr,   nullptr, nullptr,  // serial modes: the provider's loop over encrypt_block
 };
 

@@ -312,6 +312,45 @@ constexpr uint32_t ck_word(int i) {
     return w;
 }
 
+// Round keys of the serial path, M domain with c1, each spread to 8 bytes
+// (one half of the serial layout) and loaded duplicated (MOVDDUP) when used.
+// set_key writes them into the key's engine_data, both directions, so the
+// one-block path starts at once (built per call they cost ~30 cycles, 7% of a
+// block): 4 loads, 4 affine maps, 8 unpacks, 8 stores per direction, then an
+// 8-byte zero slot that round 31 reads as "the next key".
+constexpr size_t kSerialKeyBytes = 264;
+constexpr size_t kSerialEnc = 0, kSerialDec = kSerialKeyBytes;
+static_assert(2 * kSerialKeyBytes <= Sm4Key::kEngineDataSize, "serial keys fit the key's engine data");
+
+HWACCEL_SM4_INLINE void write_serial_keys(uint8_t* dst, const uint32_t rk[32]) {
+    const __m256i zero = _mm256_setzero_si256();
+    for (int j = 0; j < 4; ++j) {
+        const __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), kMC1Lo, kMHi);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 64 * j), _mm256_unpacklo_epi8(v, zero));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 64 * j + 32), _mm256_unpackhi_epi8(v, zero));
+    }
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 256), _mm256_castsi256_si128(zero));
+}
+
+// One direction's serial keys.
+class SerialKeys {
+public:
+    explicit SerialKeys(const uint8_t* p) : b_(p) {}
+    const uint8_t* data() const { return b_; }
+    // Round key i in both halves. Key 8j + r sits in the unpacked registers
+    // at lane (r & 4), half (r & 1) of the lo (r & 2 = 0) or hi store.
+    HWACCEL_SM4_INLINE __m128i get(int i) const {
+        const int r = i & 7;
+        const int off = 64 * (i >> 3) + ((r & 2) ? 32 : 0) + ((r & 4) ? 16 : 0) + 8 * (r & 1);
+        return _mm_castpd_si128(_mm_loaddup_pd(reinterpret_cast<const double*>(b_ + off)));
+    }
+
+private:
+    const uint8_t* b_;
+};
+HWACCEL_SM4_INLINE SerialKeys serial_enc(const Sm4Key* key) { return SerialKeys(key->engine_data + kSerialEnc); }
+HWACCEL_SM4_INLINE SerialKeys serial_dec(const Sm4Key* key) { return SerialKeys(key->engine_data + kSerialDec); }
+
 // Standard round keys (the portable engine's format). Constant time: the
 // S-box is AESENCLAST plus register look-ups.
 inline void set_key(Sm4Key* key, const uint8_t user_key[16]) {
@@ -324,6 +363,8 @@ inline void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     }
     for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
     secure_zero(k, sizeof k);
+    write_serial_keys(key->engine_data + kSerialEnc, key->enc);
+    write_serial_keys(key->engine_data + kSerialDec, key->dec);
 }
 
 // Wipes n 32-byte-aligned 32-byte slots with vector stores. In assembly:
@@ -344,41 +385,6 @@ HWACCEL_SM4_INLINE void wipe32(void* p, size_t n) {
 
 // --- one block, lowest latency -----------------------------------------------------
 
-// Round keys of the serial path, M domain with c1, each spread to 8 bytes
-// (one half of the serial layout) and loaded duplicated (MOVDDUP) when used.
-// Built per call (the key format is the portable one): 4 loads, 4 affine
-// maps, 8 unpacks, 8 stores. Wiped on destruction.
-class SerialKeys {
-public:
-    explicit SerialKeys(const uint32_t rk[32]) {
-        const __m256i zero = _mm256_setzero_si256();
-        for (int j = 0; j < 4; ++j) {
-            const __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), kMC1Lo, kMHi);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(b_ + 64 * j), _mm256_unpacklo_epi8(v, zero));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(b_ + 64 * j + 32), _mm256_unpackhi_epi8(v, zero));
-        }
-        _mm256_store_si256(reinterpret_cast<__m256i*>(b_ + 256), zero);
-        // Forget the stored values: GCC would otherwise keep them in registers
-        // and spread them with shuffles instead of MOVDDUP loads.
-        __asm__ volatile("" : : "r"(b_) : "memory");
-    }
-    ~SerialKeys() { wipe32(b_, sizeof b_ / 32); }
-    SerialKeys(const SerialKeys&) = delete;
-    SerialKeys& operator=(const SerialKeys&) = delete;
-
-    const uint8_t* data() const { return b_; }
-
-    // Round key i in both halves. Key 8j + r sits in the unpacked registers
-    // at lane (r & 4), half (r & 1) of the lo (r & 2 = 0) or hi store.
-    HWACCEL_SM4_INLINE __m128i get(int i) const {
-        const int r = i & 7;
-        const int off = 64 * (i >> 3) + ((r & 2) ? 32 : 0) + ((r & 4) ? 16 : 0) + 8 * (r & 1);
-        return _mm_castpd_si128(_mm_loaddup_pd(reinterpret_cast<const double*>(b_ + off)));
-    }
-
-private:
-    alignas(32) uint8_t b_[288];  // keys 0..31, then a zero slot read by round 31
-};
 
 // One block: 32 rounds of 21 instructions. In assembly so that the chain's
 // operations are issued in a chosen order: the schedulers pick the oldest
@@ -500,7 +506,7 @@ HWACCEL_SM4_INLINE __m128i serial_crypt(const SerialKeys& ks, __m128i block) {
 enum class Serial { kCbc, kCfb, kOfb };
 template <Serial kMode>
 void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    const SerialKeys ks(key->enc);
+    const SerialKeys ks = serial_enc(key);
     SerialWords c = spread_plain(loadu128(iv));
     for (size_t i = 0; i < n; ++i) {
         const __m128i p = loadu128(in + 16 * i);
@@ -517,9 +523,8 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
     storeu128(iv, gather_plain(c));
 }
 
-inline void encrypt_block(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16]) {
-    const SerialKeys ks(rk);
-    storeu128(out, serial_crypt(ks, loadu128(in)));
+inline void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
+    storeu128(out, serial_crypt(serial_enc(key), loadu128(in)));
 }
 
 // --- bulk: groups of 8 blocks in ymm registers -----------------------------------
@@ -947,9 +952,9 @@ struct Engine {
     // One block goes the serial way (~540 cycles measured, against ~640 for
     // an 8-block group with VAES, ~880 with AES-NI); from two blocks on one
     // group is cheaper than two serial blocks (~1000). Same rule in every mode.
-    static void ecb(const uint32_t rk[32], uint8_t* out, const uint8_t* in, size_t n) {
-        if (n == 1) return encrypt_block(rk, out, in);
-        const BulkKeys keys(rk);
+    static void ecb(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t n) {
+        if (n == 1) return storeu128(out, serial_crypt(decrypt ? serial_dec(key) : serial_enc(key), loadu128(in)));
+        const BulkKeys keys(decrypt ? key->dec : key->enc);
         while (n != 0) {
             const size_t m = n < kBatch ? n : kBatch;
             by_groups(m, [&](auto g) { ecb_batch<Aes, decltype(g)::value>(keys, out, in, m); });
@@ -962,8 +967,7 @@ struct Engine {
     static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
         Counter c = load_counter(counter);
         if (n == 1) {
-            const SerialKeys ks(key->enc);
-            const __m128i k = serial_crypt(ks, loadu128(counter));
+            const __m128i k = serial_crypt(serial_enc(key), loadu128(counter));
             storeu128(out, _mm_xor_si128(k, loadu128(in)));
             store_counter(counter, counter_add(c, 1));
             return;
@@ -987,7 +991,7 @@ struct Engine {
         const uint32_t* rk = Cbc ? key->dec : key->enc;
         if (n == 1) {
             const __m128i c = loadu128(in);
-            const SerialKeys ks(rk);
+            const SerialKeys ks = Cbc ? serial_dec(key) : serial_enc(key);
             const __m128i v = loadu128(iv);
             const __m128i p = Cbc ? _mm_xor_si128(serial_crypt(ks, c), v) : _mm_xor_si128(serial_crypt(ks, v), c);
             storeu128(out, p);

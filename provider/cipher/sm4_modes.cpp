@@ -24,7 +24,7 @@ void cbc_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         size_t n = nblocks < kChunkBlocks ? nblocks : kChunkBlocks;
         // Keep the ciphertext: with out == in it is about to be overwritten.
         std::memcpy(cipher, in, n * kBlock);
-        s.engine->ecb(s.key.dec, plain, cipher, n);
+        s.engine->ecb(&s.key, true, plain, cipher, n);
         xor_block(out, plain, iv);
         for (size_t i = 1; i < n; ++i)
             xor_block(out + i * kBlock, plain + i * kBlock, cipher + (i - 1) * kBlock);
@@ -46,7 +46,7 @@ void cfb_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         // Feedback block i is the previous ciphertext block: E() them all at once.
         std::memcpy(feedback, iv, kBlock);
         std::memcpy(feedback + kBlock, cipher, (n - 1) * kBlock);
-        s.engine->ecb(s.key.enc, feedback, feedback, n);
+        s.engine->ecb(&s.key, false, feedback, feedback, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = feedback[i] ^ cipher[i];
         std::memcpy(iv, cipher + (n - 1) * kBlock, kBlock);
         in += n * kBlock;
@@ -65,7 +65,7 @@ void ctr_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nbl
             std::memcpy(stream + i * kBlock, counter, kBlock);
             counter_add(counter, 1);
         }
-        s.engine->ecb(s.key.enc, stream, stream, n);
+        s.engine->ecb(&s.key, false, stream, stream, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = in[i] ^ stream[i];
         in += n * kBlock;
         out += n * kBlock;
@@ -86,7 +86,7 @@ void counter_add(uint8_t counter[16], uint64_t n) {
 }
 
 void sm4_ecb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
-    if (nblocks != 0) s.engine->ecb(encrypt ? s.key.enc : s.key.dec, out, in, nblocks);
+    if (nblocks != 0) s.engine->ecb(&s.key, !encrypt, out, in, nblocks);
 }
 
 void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
@@ -103,7 +103,7 @@ void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
     for (size_t i = 0; i < nblocks; ++i, in += kBlock, out += kBlock) {
         uint8_t x[kBlock];
         xor_block(x, in, s.iv);
-        s.engine->encrypt_block(s.key.enc, s.iv, x);
+        s.engine->encrypt_block(&s.key, s.iv, x);
         std::memcpy(out, s.iv, kBlock);
     }
 }
@@ -126,7 +126,7 @@ void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
             out += nblocks * kBlock;
         } else if (encrypt) {
             for (size_t i = 0; i < nblocks; ++i, in += kBlock, out += kBlock) {
-                s.engine->encrypt_block(s.key.enc, s.iv, s.iv);
+                s.engine->encrypt_block(&s.key, s.iv, s.iv);
                 xor_block(s.iv, s.iv, in);
                 std::memcpy(out, s.iv, kBlock);
             }
@@ -141,7 +141,7 @@ void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
         len -= nblocks * kBlock;
     }
     if (len != 0) {
-        s.engine->encrypt_block(s.key.enc, s.iv, s.iv);
+        s.engine->encrypt_block(&s.key, s.iv, s.iv);
         for (; len != 0; ++in, ++out, --len, ++n) {
             uint8_t c = encrypt ? (s.iv[n] ^= *in) : *in;
             *out = encrypt ? c : static_cast<uint8_t>(s.iv[n] ^ c);
@@ -167,7 +167,7 @@ void sm4_ofb(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len) {
         len -= nblocks * kBlock;
     }
     for (; len != 0; ++in, ++out, --len) {
-        if (n == 0) s.engine->encrypt_block(s.key.enc, s.iv, s.iv);
+        if (n == 0) s.engine->encrypt_block(&s.key, s.iv, s.iv);
         *out = *in ^ s.iv[n];
         n = (n + 1) % kBlock;
     }
@@ -191,7 +191,7 @@ void sm4_ctr(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len) {
         len -= nblocks * kBlock;
     }
     if (len != 0) {
-        s.engine->encrypt_block(s.key.enc, s.keystream, s.iv);
+        s.engine->encrypt_block(&s.key, s.keystream, s.iv);
         counter_add(s.iv, 1);
         for (; len != 0; --len, ++n) *out++ = *in++ ^ s.keystream[n];
     }

@@ -159,18 +159,26 @@ void ref_crypt(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16]) {
 
 // ------------------------------------------------------ modes, two ways
 
-// A block function: the table reference, or one engine's encrypt_block.
+// A block function: the table reference, or one engine's one-block path
+// (encrypt_block, or a one-block ecb to decrypt).
 struct BlockFn {
     const Sm4Engine* engine;  // null: table reference
-    uint32_t rk[32];
+    uint32_t rk[32];          // the reference's round keys
+    Sm4Key key;               // the engine's key
+    bool decrypt;
     void operator()(uint8_t out[16], const uint8_t in[16]) const {
-        if (engine) engine->encrypt_block(rk, out, in);
-        else ref_crypt(rk, out, in);
+        if (!engine) ref_crypt(rk, out, in);
+        else if (decrypt) engine->ecb(&key, true, out, in, 1);
+        else engine->encrypt_block(&key, out, in);
     }
 };
+BlockFn engine_fn(const Sm4Engine* e, const Sm4Key& k, bool decrypt = false) {
+    BlockFn f{e, {}, k, decrypt};
+    return f;
+}
 
 BlockFn ref_enc(const uint8_t key[16]) {
-    BlockFn f{nullptr, {}};
+    BlockFn f{nullptr, {}, {}, false};
     RefKey k = ref_key(key);
     std::memcpy(f.rk, k.rk, sizeof f.rk);
     return f;
@@ -239,9 +247,9 @@ Bytes mode_ctr(const BlockFn& f, uint8_t ctr[16], const Bytes& in) {
 }
 
 // The engine's own entry points, out of place.
-Bytes eng_ecb(const Sm4Engine* e, const uint32_t rk[32], const Bytes& in) {
+Bytes eng_ecb(const Sm4Engine* e, const Sm4Key& k, bool decrypt, const Bytes& in) {
     Bytes out(in.size()), src = in;
-    e->ecb(rk, ptr(out), ptr(src), in.size() / 16);
+    e->ecb(&k, decrypt, ptr(out), ptr(src), in.size() / 16);
     return out;
 }
 Bytes eng_ctr(const Sm4Engine* e, const Sm4Key& k, uint8_t ctr[16], const Bytes& in) {
@@ -372,13 +380,11 @@ void check_record(const Sm4Engine* e, const std::string& mode, const Record& r) 
     REQUIRE(pt.size() == ct.size());
     REQUIRE(pt.size() % 16 == 0);
     const Sm4Key k = make_key(e, key);
-    BlockFn enc{e, {}};
-    std::memcpy(enc.rk, k.enc, sizeof enc.rk);
-    BlockFn dec{e, {}};
-    std::memcpy(dec.rk, k.dec, sizeof dec.rk);
+    const BlockFn enc = engine_fn(e, k);
+    const BlockFn dec = engine_fn(e, k, true);
     if (mode == "ECB") {
-        CHECK(to_hex(eng_ecb(e, k.enc, pt)) == to_hex(ct));
-        CHECK(to_hex(eng_ecb(e, k.dec, ct)) == to_hex(pt));
+        CHECK(to_hex(eng_ecb(e, k, false, pt)) == to_hex(ct));
+        CHECK(to_hex(eng_ecb(e, k, true, ct)) == to_hex(pt));
         CHECK(to_hex(mode_ecb(enc, pt)) == to_hex(ct));
         return;
     }
@@ -466,7 +472,7 @@ TEST_CASE("SM4 generic engine matches a table-based reference", "[sm4]") {
         }
         const Bytes pt = rng.bytes(16);
         uint8_t a[16], b[16];
-        g.encrypt_block(k.enc, a, pt.data());
+        g.encrypt_block(&k, a, pt.data());
         ref_crypt(rk.rk, b, pt.data());
         REQUIRE(to_hex(a, 16) == to_hex(b, 16));
     }
@@ -506,9 +512,9 @@ TEST_CASE("SM4 GB/T 32907-2016 examples", "[sm4]") {
             CHECK(k.enc[31] == 0x9124A012u);
             CHECK(k.dec[0] == 0x9124A012u);
             uint8_t block[16];
-            e->encrypt_block(k.enc, block, key.data());
+            e->encrypt_block(&k, block, key.data());
             CHECK(to_hex(block, 16) == "681edf34d206965e86b3e94f536e4246");
-            e->ecb(k.dec, block, block, 1);
+            e->ecb(&k, true, block, block, 1);
             CHECK(to_hex(block, 16) == kGbKey);
         }
     }
@@ -524,7 +530,7 @@ TEST_CASE("SM4 GB/T 32907-2016 example 2 (1,000,000 encryptions)", "[sm4][slow]"
             const Sm4Key k = make_key(e, key);
             uint8_t block[16];
             std::memcpy(block, key.data(), 16);
-            for (int i = 0; i < 1000000; ++i) e->encrypt_block(k.enc, block, block);
+            for (int i = 0; i < 1000000; ++i) e->encrypt_block(&k, block, block);
             CHECK(to_hex(block, 16) == "595298c7c6fd271f0402f804c33d3f66");
         }
     }
@@ -593,12 +599,11 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
                 const BlockFn enc = ref_enc(key.data());
 
                 const Bytes want_ecb = mode_ecb(enc, pt);
-                CHECK(to_hex(eng_ecb(e, k.enc, pt)) == to_hex(want_ecb));
-                CHECK(to_hex(eng_ecb(&g, kg.enc, pt)) == to_hex(want_ecb));
-                CHECK(to_hex(eng_ecb(e, k.dec, want_ecb)) == to_hex(pt));
+                CHECK(to_hex(eng_ecb(e, k, false, pt)) == to_hex(want_ecb));
+                CHECK(to_hex(eng_ecb(&g, kg, false, pt)) == to_hex(want_ecb));
+                CHECK(to_hex(eng_ecb(e, k, true, want_ecb)) == to_hex(pt));
 
-                BlockFn eb{e, {}};
-                std::memcpy(eb.rk, k.enc, sizeof eb.rk);
+                const BlockFn eb = engine_fn(e, k);
                 CHECK(to_hex(mode_ecb(eb, pt)) == to_hex(want_ecb));
 
                 if (e->ctr) {
@@ -651,16 +656,16 @@ TEST_CASE("SM4 in place and misaligned buffers", "[sm4]") {
 
                     const Bytes want_ecb = mode_ecb(enc, pt);
                     reset(pt);
-                    e->ecb(k.enc, out, in, n);
+                    e->ecb(&k, false, out, in, n);
                     CHECK(to_hex(out, len) == to_hex(want_ecb));
-                    e->ecb(k.enc, in, in, n);
+                    e->ecb(&k, false, in, in, n);
                     CHECK(to_hex(in, len) == to_hex(want_ecb));
-                    e->ecb(k.dec, in, in, n);
+                    e->ecb(&k, true, in, in, n);
                     CHECK(to_hex(in, len) == to_hex(pt));
 
                     uint8_t blk[16 + 16];
                     std::memcpy(blk + off % 16 + 0, pt.data(), 16);
-                    e->encrypt_block(k.enc, blk + off % 16, blk + off % 16);
+                    e->encrypt_block(&k, blk + off % 16, blk + off % 16);
                     CHECK(to_hex(blk + off % 16, 16) == to_hex(want_ecb.data(), 16));
 
                     if (e->ctr) {
@@ -732,8 +737,7 @@ TEST_CASE("SM4 CTR counter carries across 2^32, 2^64 and 2^128", "[sm4]") {
             Rng rng(4);
             const Bytes key = rng.bytes(16);
             const Sm4Key k = make_key(e, key);
-            BlockFn eb{e, {}};
-            std::memcpy(eb.rk, k.enc, sizeof eb.rk);
+            const BlockFn eb = engine_fn(e, k);
             for (const char* base : bases) {
                 for (unsigned back = 0; back < 5; ++back) {
                     for (size_t n : counts) {

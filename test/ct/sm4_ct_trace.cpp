@@ -260,9 +260,9 @@ void run_job(const void* arg) {
     Buffers& b = buffers;
     switch (job.fn) {
         case Fn::set_key: e.set_key(&b.key, b.user_key); break;
-        case Fn::ecb_enc: e.ecb(b.key.enc, b.out, b.in, job.blocks); break;
-        case Fn::ecb_dec: e.ecb(b.key.dec, b.out, b.in, job.blocks); break;
-        case Fn::encrypt_block: e.encrypt_block(b.key.enc, b.out, b.in); break;
+        case Fn::ecb_enc: e.ecb(&b.key, false, b.out, b.in, job.blocks); break;
+        case Fn::ecb_dec: e.ecb(&b.key, true, b.out, b.in, job.blocks); break;
+        case Fn::encrypt_block: e.encrypt_block(&b.key, b.out, b.in); break;
         case Fn::ctr: e.ctr(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cbc_decrypt: e.cbc_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cfb_decrypt: e.cfb_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;

@@ -50,21 +50,28 @@ struct KeccakEngine {
 struct Sm4Key {
     uint32_t enc[32];  // rk[0..31]
     uint32_t dec[32];  // the same keys reversed: SM4 decryption is encryption with them
+    // Whatever else an engine's set_key precomputes for its own use (the x86
+    // engines: both directions' round keys in the layout of their one-block
+    // path, so a 16-byte call does not convert them). Engines that need
+    // nothing leave it alone.
+    static constexpr size_t kEngineDataSize = 528;
+    uint8_t engine_data[kEngineDataSize];
 };
 
 // SM4. The bulk functions take whole 16-byte blocks; in and out may be the
 // same pointer (in place) but must not otherwise overlap. Optional functions
-// may be null: the provider then builds the mode from ecb/encrypt_block.
+// may be null: the provider then builds the mode from ecb/encrypt_block. Every
+// function takes a key that this engine's set_key filled.
 struct Sm4Engine {
     const char* name;
     bool (*available)(const CpuFeatures&);
     void (*set_key)(Sm4Key* key, const uint8_t user_key[16]);
-    // Encrypts (with key->enc) or decrypts (with key->dec): the direction is
-    // chosen by which round-key array is passed.
-    void (*ecb)(const uint32_t rk[32], uint8_t* out, const uint8_t* in, size_t nblocks);
-    // Serial modes (CBC/CFB encryption) call this once per block; it must be
-    // the engine's lowest-latency constant-time path.
-    void (*encrypt_block)(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16]);
+    // Encrypts (with key->enc) or, if decrypt, decrypts (with key->dec).
+    void (*ecb)(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
+    // One block, encryption. Serial modes call this once per block where the
+    // engine has no fused version; it must be the engine's lowest-latency
+    // constant-time path.
+    void (*encrypt_block)(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]);
     // Optional fused parallel modes. ctr: counter is the 128-bit big-endian
     // counter block, advanced by nblocks (wrapping at 2^128). iv: the chaining
     // value, updated to the last ciphertext block.
