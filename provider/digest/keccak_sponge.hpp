@@ -26,7 +26,7 @@ public:
     }
 
     void reset() {
-        std::memset(lanes_, 0, sizeof lanes_);
+        secure_zero(lanes_, sizeof lanes_);  // libc memset: no rep stosq (see bytes.hpp)
         buffered_ = 0;
         squeezing_ = false;
     }
