@@ -81,6 +81,10 @@ def main():
     p.add_argument("--openssl", default="openssl", help="openssl binary")
     p.add_argument("--plot", help="write a PNG of the ratios with gnuplot")
     p.add_argument("--markdown", help="also write the tables as Markdown to this file")
+    p.add_argument("--evp", action="store_true",
+                   help="instead of openssl speed, run build/tools/hwaccel-evp-bench (EVP calls, "
+                        "hwaccel and default alternating call by call) --rounds times and report "
+                        "the median ratio of the runs with its range: steadier on a busy machine")
     args = p.parse_args()
     args.module_dir = os.path.join(args.build, "provider")
     if not os.path.exists(os.path.join(args.module_dir, "hwaccel.so")):
@@ -102,6 +106,9 @@ def main():
     except (RuntimeError, OSError) as e:
         # An unknown engine or one this CPU lacks: say so, no traceback.
         sys.exit("bench.py: %s" % e)
+
+    if args.evp:
+        return evp_main(args, algs, env, engines)
 
     print("openssl speed, %d s per size, %d interleaved rounds; MB/s are medians, the ratio "
           "is the median of the per-round ratios (hwaccel / default)." % (args.seconds,
@@ -134,6 +141,56 @@ def main():
             md.append("| %d | %.1f | %.1f | %.2fx |" % (size, dm, hm, ratio))
         results.append((label, rows))
 
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("\n".join(md) + "\n")
+    if args.plot and results:
+        plot(results, args.plot)
+        print("\nplot written to %s" % args.plot)
+
+
+def evp_main(args, algs, env, engines):
+    """--evp: hwaccel-evp-bench --rounds times; medians of its per-run figures."""
+    tool = os.path.join(args.build, "tools", "hwaccel-evp-bench")
+    if not os.path.exists(tool):
+        sys.exit("no %s: build first (x86-64 only)" % tool)
+    labels = [a[0] for a in algs]
+    runs = []
+    for _ in range(args.rounds):
+        run = subprocess.run([tool, "--module-dir", args.module_dir] + labels, capture_output=True,
+                             text=True, env=env)
+        if run.returncode != 0:
+            sys.exit("hwaccel-evp-bench failed: " + run.stderr.strip())
+        table, label = {}, None
+        for line in run.stdout.splitlines():
+            f = line.split()
+            if len(f) == 1:
+                label = f[0]
+            elif len(f) == 4 and f[0].isdigit():
+                table[(label, int(f[0]))] = (float(f[1]), float(f[2]), float(f[3].rstrip("x")))
+        runs.append(table)
+    print("hwaccel-evp-bench, %d runs: TSC ticks per call are medians of the runs' medians, the "
+          "ratio (default / hwaccel ticks) is the median of the runs' ratios, with their range."
+          % args.rounds)
+    results, md = [], []
+    for label in labels:
+        title = "%s (hwaccel engine: %s)" % (label, engines.get(family_of(label), "?"))
+        print("\n" + title)
+        print("%8s %14s %14s %8s %12s" % ("length", "default ticks", "hwaccel ticks", "ratio", "range"))
+        md.append("\n**%s**\n\n| length | default ticks | hwaccel ticks | ratio | range |\n"
+                  "|---:|---:|---:|---:|---:|" % title)
+        rows = []
+        for size in sorted(k[1] for k in runs[0] if k[0] == label):
+            vals = [r[(label, size)] for r in runs]
+            dm = statistics.median(v[0] for v in vals)
+            hm = statistics.median(v[1] for v in vals)
+            ratios = [v[2] for v in vals]
+            ratio = statistics.median(ratios)
+            rows.append((size, dm, hm, ratio))
+            rng = "%.2f-%.2f" % (min(ratios), max(ratios))
+            print("%8d %14.0f %14.0f %7.2fx %12s" % (size, dm, hm, ratio, rng))
+            md.append("| %d | %.0f | %.0f | %.2fx | %s |" % (size, dm, hm, ratio, rng))
+        results.append((label, rows))
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(md) + "\n")
