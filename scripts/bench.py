@@ -141,6 +141,11 @@ def main():
             md.append("| %d | %.1f | %.1f | %.2fx |" % (size, dm, hm, ratio))
         results.append((label, rows))
 
+    write_outputs(args, md, results)
+
+
+def write_outputs(args, md, results):
+    """--markdown and --plot, for either measurement."""
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(md) + "\n")
@@ -191,12 +196,7 @@ def evp_main(args, algs, env, engines):
             print("%8d %14.0f %14.0f %7.2fx %12s" % (size, dm, hm, ratio, rng))
             md.append("| %d | %.0f | %.0f | %.2fx | %s |" % (size, dm, hm, ratio, rng))
         results.append((label, rows))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write("\n".join(md) + "\n")
-    if args.plot and results:
-        plot(results, args.plot)
-        print("\nplot written to %s" % args.plot)
+    write_outputs(args, md, results)
 
 
 def plot(results, path):

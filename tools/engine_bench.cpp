@@ -96,6 +96,22 @@ bool wanted(const char* family, const char* engine, int argc, char** argv) {
     return false;
 }
 
+// SHA-1 and SHA-256 engines: the whole blocks of each length against
+// default's init/update/final.
+template <size_t kWords, class List>
+void md_engines(List list, const char* family, const char* openssl_name, const hwaccel::CpuFeatures& cpu,
+                const std::vector<uint8_t>& in, int argc, char** argv) {
+    for (const auto* e : list) {
+        if (!e->available(cpu) || !wanted(family, e->name, argc, argv)) continue;
+        DefaultDigest d(openssl_name);
+        for (size_t n : kSizes) {
+            uint32_t st[kWords] = {};
+            report(family, e->name, n, race(n, trials_for(n), [&] { e->blocks(st, in.data(), (n + 63) / 64); },
+                                            [&] { d.run(in.data(), n); }));
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,26 +126,11 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> in(16384 + 64), out(16384 + 64);
     for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 131 + 7);
 
-    // Digests: the engine compresses the whole blocks of `bytes` (what the
-    // provider does for one call, less padding); default does init/update/final.
-    for (const hwaccel::Sha1Engine* e : hwaccel::sha1_engines()) {
-        if (!e->available(cpu) || !wanted("sha1", e->name, argc, argv)) continue;
-        DefaultDigest d("SHA1");
-        for (size_t n : kSizes) {
-            uint32_t st[5] = {};
-            report("sha1", e->name, n, race(n, trials_for(n), [&] { e->blocks(st, in.data(), (n + 63) / 64); },
-                                            [&] { d.run(in.data(), n); }));
-        }
-    }
-    for (const hwaccel::Sha256Engine* e : hwaccel::sha256_engines()) {
-        if (!e->available(cpu) || !wanted("sha256", e->name, argc, argv)) continue;
-        DefaultDigest d("SHA256");
-        for (size_t n : kSizes) {
-            uint32_t st[8] = {};
-            report("sha256", e->name, n, race(n, trials_for(n), [&] { e->blocks(st, in.data(), (n + 63) / 64); },
-                                              [&] { d.run(in.data(), n); }));
-        }
-    }
+    // Digests: the engine compresses the whole blocks of each length (what
+    // the provider does for one call, less padding); default does
+    // init/update/final.
+    md_engines<5>(hwaccel::sha1_engines(), "sha1", "SHA1", cpu, in, argc, argv);
+    md_engines<8>(hwaccel::sha256_engines(), "sha256", "SHA256", cpu, in, argc, argv);
     for (const hwaccel::KeccakEngine* e : hwaccel::keccak_engines()) {
         if (!e->available(cpu) || !wanted("sha3", e->name, argc, argv)) continue;
         DefaultDigest d("SHA3-256");
