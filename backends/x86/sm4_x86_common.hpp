@@ -31,8 +31,8 @@
 //
 // Bulk layout: 4x4 32-bit transpose per 128-bit lane, so register j of a
 // group holds word j of 8 blocks; a group is 8 blocks (one ymm per word).
-// Batches of 32 blocks (4 groups) run in an assembly kernel, shorter ones in
-// registers (see kRegisterGroups).
+// Batches of 9-32 blocks (2-4 groups) run in an assembly kernel, a single
+// group in registers (see kRegisterGroups).
 //
 // Serial layout (encrypt_block): a state word's 4 bytes sit at the even
 // bytes of each 64-bit half, the odd bytes zero, both halves equal. Then
@@ -620,10 +620,13 @@ HWACCEL_SM4_INLINE Rows from_state(const Rows& x) {
     return v;
 }
 
-// Batches of up to this many groups (24 blocks) run register-resident: for
-// 9-24 blocks measured 5-10% faster than the assembly kernel, for 2-8 blocks
-// 35% faster (there the round latency rules); 25-32 blocks: the kernel.
-constexpr int kRegisterGroups = 3;
+// Batches of up to this many groups run register-resident, longer ones in
+// the assembly kernel. Since the kernel keeps each group's newest word in a
+// register it wins from two groups on (measured, cycles per call, VAES /
+// AES-NI): 9-16 blocks 767 against 975-1004 / 1063 against 1358, 17-24
+// blocks 1034-1122 against 1181-1211 / 1328 against 1476-1505; one group
+// (2-8 blocks) is the same either way (620-649), and stays in registers.
+constexpr int kRegisterGroups = 1;
 
 // --- the bulk round kernel (inline assembly) --------------------------------------
 //
@@ -772,9 +775,9 @@ HWACCEL_SM4_INLINE void kernel(uint8_t* st, const uint32_t* rkm) {
     }
 }
 
-// Register-resident rounds (intrinsics) for one or two groups: there the
-// latency of a round (~13 cycles) is the limit, and the assembly kernel's
-// store-to-load round trips through the stack array would add to it.
+// Register-resident rounds (intrinsics), for a single group: there the
+// latency of a round (~13 cycles) is the limit either way, and the state
+// need not go through memory.
 struct RoundConsts {
     __m256i m0f, key, u0l, u0h, u2l, u2h, p0, p1, p2, p3;
 };
