@@ -22,6 +22,7 @@ const OSSL_ITEM* reason_strings() {
         {kErrInvalidNum, const_cast<char*>("invalid num")},
         {kErrNotInitialised, const_cast<char*>("operation not initialised")},
         {kErrInvalidParameter, const_cast<char*>("invalid parameter")},
+        {kErrInvalidLength, const_cast<char*>("invalid length")},
         {0, nullptr},
     };
     return table;

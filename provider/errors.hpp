@@ -26,6 +26,7 @@ enum Reason : int {
     kErrInvalidNum,
     kErrNotInitialised,
     kErrInvalidParameter,
+    kErrInvalidLength,
 };
 
 // The table returned by OSSL_FUNC_PROVIDER_GET_REASON_STRINGS.

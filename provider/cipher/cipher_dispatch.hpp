@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "errors.hpp"
+#include "lengths.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
 
@@ -149,7 +150,8 @@ class CipherDispatch {
         if (!ctx->encrypting && ctx->padding && out_blocks != 0 && total % kBlock == 0)
             --out_blocks;
         const size_t produced = out_blocks * kBlock;
-        if (!require_room(ctx, produced, outsize)) return 0;
+        if (!require_room(ctx, produced, outsize) || !require_output(ctx, out, produced))
+            return 0;
         if (out_blocks != 0 && ctx->buffered != 0 && out == in) {
             // In place with bytes waiting: shift the input up behind them so
             // the whole stream lies in `out` and is processed in place.
@@ -180,10 +182,27 @@ class CipherDispatch {
         return 1;
     }
 
+    // An output buffer that must receive `need` bytes.
+    static bool require_output(const Ctx* ctx, const unsigned char* out, size_t need) {
+        if (is_real_buffer(out, need)) return true;
+        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", need);
+        return false;
+    }
+
+    static bool require_input(const Ctx* ctx, const unsigned char* in, size_t inl,
+                              size_t max_len) {
+        if (inl <= max_len && is_real_buffer(in, inl)) return true;
+        raise_error(ctx->prov, kErrInvalidLength,
+                    "input length %zu cannot be a buffer (a negative int?)", inl);
+        return false;
+    }
+
     static int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
                       const unsigned char* in, size_t inl) noexcept {
         Ctx* ctx = cast(vctx);
         if (ctx == nullptr || outl == nullptr || !require_key(ctx)) return 0;
+        // Before any arithmetic on inl: EVP passed an int.
+        if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
         if (inl == 0) {
             *outl = 0;
             return 1;
@@ -191,7 +210,7 @@ class CipherDispatch {
         if constexpr (kBlockMode) {
             return block_update(ctx, out, outl, outsize, in, inl);
         } else {
-            if (!require_room(ctx, inl, outsize)) return 0;
+            if (!require_room(ctx, inl, outsize) || !require_output(ctx, out, inl)) return 0;
             Mode::stream(ctx->state, ctx->encrypting, out, in, inl);
             *outl = inl;
             return 1;
@@ -223,7 +242,8 @@ class CipherDispatch {
                             "%zu bytes left over with padding off", ctx->buffered);
                 return 0;
             }
-            if (!require_room(ctx, kBlock, outsize)) return 0;
+            if (!require_room(ctx, kBlock, outsize) || !require_output(ctx, out, kBlock))
+                return 0;
             const uint8_t pad = static_cast<uint8_t>(kBlock - ctx->buffered);
             std::memset(ctx->buf + ctx->buffered, pad, pad);
             Mode::blocks(ctx->state, true, out, ctx->buf, 1);
@@ -250,7 +270,7 @@ class CipherDispatch {
         if (ctx->padding && !unpad(plain, &len)) {
             raise_error(ctx->prov, kErrBadDecrypt);
             ok = 0;
-        } else if (!require_room(ctx, len, outsize)) {
+        } else if (!require_room(ctx, len, outsize) || !require_output(ctx, out, len)) {
             ok = 0;
         } else {
             std::memcpy(out, plain, len);
@@ -279,7 +299,10 @@ class CipherDispatch {
     static int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
                       const unsigned char* in, size_t inl) noexcept {
         Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || !require_key(ctx) || !require_room(ctx, inl, outsize)) return 0;
+        if (ctx == nullptr || !require_key(ctx) ||
+            !require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX)) ||
+            !require_room(ctx, inl, outsize) || !require_output(ctx, out, inl))
+            return 0;
         if constexpr (kBlockMode) {
             if (inl % kBlock != 0) {
                 raise_error(ctx->prov, kErrWrongFinalBlockLength,

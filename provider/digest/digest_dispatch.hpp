@@ -20,6 +20,7 @@
 
 #include "digest/newer_dispatch_ids.hpp"
 #include "errors.hpp"
+#include "lengths.hpp"
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
@@ -123,6 +124,11 @@ class DigestDispatch {
                         ctx->phase == Phase::kSqueezing ? "update after squeeze" : nullptr);
             return 0;
         }
+        if (!is_real_buffer(in, inl)) {
+            raise_error(ctx->prov, kErrInvalidLength,
+                        "input length %zu cannot be a buffer (a negative int?)", inl);
+            return 0;
+        }
         if (inl != 0) {
             ctx->hasher.update(in, inl);
             ctx->phase = Phase::kAbsorbing;
@@ -146,9 +152,13 @@ class DigestDispatch {
         }
         // A too-small buffer is refused before anything is written, and the
         // context stays usable.
-        if (outsz < len || (len != 0 && out == nullptr)) {
+        if (outsz < len) {
             raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", len,
                         outsz);
+            return 0;
+        }
+        if (!is_real_buffer(out, len)) {
+            raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", len);
             return 0;
         }
         Algo::finish(ctx->hasher, out, len);
@@ -166,8 +176,8 @@ class DigestDispatch {
             raise_error(ctx->prov, kErrFinalCalledTwice, "squeeze after final");
             return 0;
         }
-        if (outsz != 0 && out == nullptr) {
-            raise_error(ctx->prov, kErrOutputBufferTooSmall, "no output buffer");
+        if (!is_real_buffer(out, outsz)) {
+            raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", outsz);
             return 0;
         }
         if constexpr (Algo::kXof) Algo::squeeze(ctx->hasher, out, outsz);

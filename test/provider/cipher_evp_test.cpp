@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -343,4 +344,60 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
     }
     // Wrong key and IV lengths cannot be passed through EVP (it passes the
     // cipher's own lengths); the dispatch test checks those refusals.
+}
+
+// Regression: OpenSSL 3.0's EVP_EncryptUpdate/EVP_DecryptUpdate pass a
+// negative int length on as a huge size_t. With bytes buffered, block modes
+// used to wrap `buffered + inl` and copy about 2^64 bytes into the context;
+// stream modes ran off both buffers (the default provider still does). The
+// call must fail with an error and leave the context exactly as it was.
+TEST_CASE("negative lengths through EVP are refused and change nothing", "[cipher][errors][regression]") {
+    std::mt19937_64 rng(11);
+    for (const std::string& sel : engine_selections()) {
+        LoadedProvider prov(sel);
+        INFO(sel);
+        for (const char* name : kModes) {
+            INFO(name);
+            CipherPtr ours = prov.cipher(name);
+            CipherPtr theirs = prov.default_cipher(name);
+            for (int enc = 0; enc <= 1; ++enc) {
+                for (int bad_len : {-1, -16, -17, INT_MIN}) {
+                    INFO("enc " << enc << " len " << bad_len);
+                    const Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16);
+                    const Bytes msg = random_bytes(rng, 80);
+                    const size_t head = 1 + rng() % 15;  // 1..15 bytes buffered
+                    Bytes out(msg.size() + 32, 0xee), expect(msg.size() + 32);
+                    int outl = 0, total = 0;
+
+                    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+                    REQUIRE(EVP_CipherInit_ex2(ctx.get(), ours.get(), key.data(), iv.data(), enc, nullptr) == 1);
+                    REQUIRE(EVP_CipherUpdate(ctx.get(), out.data(), &outl, msg.data(), static_cast<int>(head)) == 1);
+                    total = outl;
+                    const Bytes before(out.begin() + total, out.end());
+                    int bad_outl = 12345;
+                    CHECK(EVP_CipherUpdate(ctx.get(), out.data() + total, &bad_outl, msg.data() + head, bad_len) == 0);
+                    CHECK_FALSE(take_errors().empty());
+                    CHECK(Bytes(out.begin() + total, out.end()) == before);  // nothing written
+                    // The context goes on as if the bad call never happened.
+                    REQUIRE(EVP_CipherUpdate(ctx.get(), out.data() + total, &outl, msg.data() + head,
+                                             static_cast<int>(msg.size() - head)) == 1);
+                    total += outl;
+                    // Random ciphertext does not unpad: decrypt without padding.
+                    if (!enc) EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
+                    REQUIRE(EVP_CipherFinal_ex(ctx.get(), out.data() + total, &outl) == 1);
+                    total += outl;
+
+                    CipherCtxPtr ref(EVP_CIPHER_CTX_new());
+                    int rl = 0, rtotal = 0;
+                    REQUIRE(EVP_CipherInit_ex2(ref.get(), theirs.get(), key.data(), iv.data(), enc, nullptr) == 1);
+                    if (!enc) EVP_CIPHER_CTX_set_padding(ref.get(), 0);
+                    REQUIRE(EVP_CipherUpdate(ref.get(), expect.data(), &rl, msg.data(), static_cast<int>(msg.size())) == 1);
+                    rtotal = rl;
+                    REQUIRE(EVP_CipherFinal_ex(ref.get(), expect.data() + rtotal, &rl) == 1);
+                    rtotal += rl;
+                    CHECK(Bytes(out.begin(), out.begin() + total) == Bytes(expect.begin(), expect.begin() + rtotal));
+                }
+            }
+        }
+    }
 }

@@ -9,9 +9,11 @@
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -360,5 +362,86 @@ TEST_CASE("dispatch: squeeze in random pieces equals one final; its refusals", "
             f.freectx(b);
             f.freectx(ref);
         }
+    }
+}
+
+// Lengths no buffer can have (a negative int turned size_t, a range that
+// wraps the address space, NULL with a length) are refused before anything
+// is read or written; the context then goes on as if the call never happened.
+TEST_CASE("dispatch: impossible lengths are refused and change nothing", "[dispatch][errors][regression]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const unsigned char key[16] = {1, 2, 3}, iv[16] = {4, 5, 6};
+    const unsigned char msg[48] = {7, 8, 9};
+    const size_t bad_lengths[] = {SIZE_MAX, SIZE_MAX - 15, size_t{1} << 63,
+                                  static_cast<size_t>(INT_MAX) + 1};
+    for (const char* name : {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"}) {
+        INFO(name);
+        CipherFns f(cipher_table(m, name));
+        unsigned char expect[64], out[64];
+        size_t outl = 0, total = 0;
+        void* ref = f.newctx(m.provctx);
+        REQUIRE(f.einit(ref, key, 16, iv, 16, nullptr) == 1);
+        REQUIRE(f.update(ref, expect, &outl, sizeof expect, msg, sizeof msg) == 1);
+
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, key, 16, iv, 16, nullptr) == 1);
+        REQUIRE(f.update(ctx, out, &outl, sizeof out, msg, 5) == 1);  // 5 bytes buffered
+        total = outl;
+        for (size_t bad : bad_lengths) {
+            INFO("length " << bad);
+            g_core.errors.clear();
+            unsigned char sink[64];
+            std::memset(sink, 0xee, sizeof sink);
+            size_t bad_outl = 777;
+            CHECK(f.update(ctx, sink, &bad_outl, bad, msg + 5, bad) == 0);
+            CHECK(f.update(ctx, sink, &bad_outl, bad + 16, msg + 5, bad) == 0);
+            // EVP_Cipher passes an unsigned int, so only update is capped at
+            // INT_MAX; cipher refuses what no buffer can be.
+            const bool impossible = bad > static_cast<size_t>(PTRDIFF_MAX) ||
+                                    reinterpret_cast<uintptr_t>(msg + 5) + bad < bad;
+            if (impossible) CHECK(f.cipher(ctx, sink, &bad_outl, bad, msg + 5, bad) == 0);
+            REQUIRE(g_core.errors.size() == (impossible ? 3u : 2u));
+            CHECK_THAT(g_core.errors[0], Catch::Contains("cannot be a buffer"));
+            CHECK(bad_outl == 777);
+            for (unsigned char c : sink) CHECK(c == 0xee);
+        }
+        g_core.errors.clear();
+        CHECK(f.update(ctx, out + total, &outl, sizeof out - total, nullptr, 16) == 0);  // NULL input
+        CHECK(f.update(ctx, nullptr, &outl, 64, msg + 5, 32) == 0);                      // NULL output
+        CHECK(g_core.errors.size() == 2);
+        REQUIRE(f.update(ctx, out + total, &outl, sizeof out - total, msg + 5, sizeof msg - 5) == 1);
+        total += outl;
+        CHECK(total == sizeof msg);
+        CHECK(std::memcmp(out, expect, sizeof msg) == 0);
+        f.freectx(ctx);
+        f.freectx(ref);
+    }
+    for (const char* name : {"SHA1", "SHA2-256", "SHA3-256", "SHAKE-128"}) {
+        INFO(name);
+        DigestFns f(m.digest(name));
+        void* ctx = f.newctx(m.provctx);
+        size_t xoflen = 32;
+        OSSL_PARAM len_param[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
+        REQUIRE(f.init(ctx, f.set_ctx_params ? len_param : nullptr) == 1);
+        REQUIRE(f.update(ctx, msg, 5) == 1);
+        void* ref = f.dupctx(ctx);
+        g_core.errors.clear();
+        // EVP_DigestUpdate takes a size_t: only what no buffer can be is refused.
+        const size_t impossible[] = {SIZE_MAX, SIZE_MAX - 15, size_t{1} << 63};
+        for (size_t bad : impossible) CHECK(f.update(ctx, msg + 5, bad) == 0);
+        CHECK(f.update(ctx, nullptr, 1) == 0);
+        CHECK(g_core.errors.size() == std::size(impossible) + 1);
+        CHECK_THAT(g_core.errors[0], Catch::Contains("cannot be a buffer"));
+        unsigned char a[32], b[32];
+        REQUIRE(f.update(ctx, msg + 5, 10) == 1);
+        REQUIRE(f.update(ref, msg + 5, 10) == 1);
+        size_t outl = 0;
+        REQUIRE(f.final(ctx, a, &outl, sizeof a) == 1);
+        REQUIRE(f.final(ref, b, &outl, sizeof b) == 1);
+        CHECK(std::memcmp(a, b, outl) == 0);
+        f.freectx(ctx);
+        f.freectx(ref);
     }
 }
