@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hwaccel/registry.hpp"
+#include "hwaccel/selftest.hpp"
 
 namespace {
 
@@ -17,8 +18,16 @@ void print_family(const char* family, const char* algorithms, hwaccel::EngineLis
     std::printf("%-7s (%s)\n", family, algorithms);
     for (const Engine* e : list) {
         const char* mark = e == chosen ? "*" : " ";
-        std::printf("  %s %-14s %s\n", mark, e->name,
-                    e->available(cpu) ? "available" : "not supported by this CPU");
+        if (!e->available(cpu)) {
+            std::printf("  %s %-14s not supported by this CPU\n", mark, e->name);
+            continue;
+        }
+        // The provider's self-test at load, run here on every engine the CPU has.
+        const std::string failure = hwaccel::self_test(*e);
+        if (failure.empty())
+            std::printf("  %s %-14s available\n", mark, e->name);
+        else
+            std::printf("  %s %-14s FAILED its self-test: %s\n", mark, e->name, failure.c_str());
     }
 }
 
@@ -29,18 +38,23 @@ int main(int argc, char** argv) {
         std::printf(
             "usage: hwaccel-engines\n"
             "Lists the engines per algorithm family; * marks the one hwaccel uses.\n"
+            "Every engine this CPU runs is self-tested as the provider does at load;\n"
+            "one that fails is marked and not used.\n"
             "HWACCEL_ENGINES (same syntax as the provider config key `engines`),\n"
             "e.g. HWACCEL_ENGINES=sha256=generic,sm4=generic or all=generic, is applied.\n");
         return 0;
     }
     const hwaccel::CpuFeatures& cpu = hwaccel::cpu_features();
     hwaccel::Selection sel = hwaccel::best_selection(cpu);
-    const char* spec = std::getenv("HWACCEL_ENGINES");
+    const char* spec = secure_getenv("HWACCEL_ENGINES");
     std::string error;
-    if (!hwaccel::apply_overrides(sel, spec, cpu, error)) {
+    hwaccel::Forced forced;
+    if (!hwaccel::apply_overrides(sel, spec, cpu, error, &forced)) {
         std::fprintf(stderr, "hwaccel-engines: HWACCEL_ENGINES=\"%s\": %s\n", spec, error.c_str());
         return 2;
     }
+    hwaccel::SelfTestNotes notes;
+    const bool passed = hwaccel::apply_self_tests(sel, forced, cpu, notes, error);
     std::printf("cpu features: %s\n", hwaccel::describe(cpu).c_str());
     if (spec != nullptr && *spec != '\0') std::printf("HWACCEL_ENGINES=%s\n", spec);
     print_family("sha1", "SHA-1", hwaccel::sha1_engines(), sel.sha1, cpu);
@@ -48,6 +62,11 @@ int main(int argc, char** argv) {
     print_family("sha3", "SHA3-224/256/384/512, SHAKE128/256", hwaccel::keccak_engines(),
                  sel.keccak, cpu);
     print_family("sm4", "SM4-ECB/CBC/CFB/OFB/CTR", hwaccel::sm4_engines(), sel.sm4, cpu);
-    std::printf("selection: %s\n", hwaccel::describe(sel).c_str());
+    if (!passed) {
+        std::printf("selection: none, the provider would not load: %s\n", error.c_str());
+        return 1;
+    }
+    std::printf("selection: %s\n", hwaccel::describe(sel, notes).c_str());
+    std::printf("self-test: every engine marked available passed its known answers\n");
     return 0;
 }

@@ -37,7 +37,7 @@ CpuFeatures detect_once() {
     // features this CPU lacks, to run an engine under an instruction model,
     // or hide features it has. Production builds never read this.
     std::string error;
-    if (!adjust_features(f, std::getenv("HWACCEL_TEST_CPU"), error)) std::abort();
+    if (!adjust_features(f, secure_getenv("HWACCEL_TEST_CPU"), error)) std::abort();
 #endif
     return f;
 }

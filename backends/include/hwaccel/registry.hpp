@@ -38,17 +38,47 @@ struct Selection {
     const Sm4Engine* sm4 = nullptr;
 };
 
+// The families an override named. A forced engine that fails its self-test
+// is an error, never silently replaced.
+struct Forced {
+    bool sha1 = false;
+    bool sha256 = false;
+    bool keccak = false;
+    bool sm4 = false;
+};
+
+// Per family, why another engine than the registry's choice serves it:
+// empty, or e.g. "vaes-avx2 failed its self-test: ctr on 77 blocks".
+struct SelfTestNotes {
+    std::string sha1;
+    std::string sha256;
+    std::string keccak;
+    std::string sm4;
+};
+
 // The best available engine of each family for a CPU with these features.
+// Engines that exist only in test builds are never chosen here.
 Selection best_selection(const CpuFeatures& cpu);
 
 // Applies an override string to `selection`. Returns false and describes the
 // problem in `error` for an unknown family, an unknown engine, or an engine
 // this CPU cannot run; `selection` is then unchanged. An empty or null spec
-// changes nothing.
+// changes nothing. `forced`, if given, also gets the families the spec named.
 bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& cpu,
-                     std::string& error);
+                     std::string& error, Forced* forced = nullptr);
 
-// "sha1=generic,sha256=generic,sha3=generic,sm4=generic"
+// Runs the self-test (selftest.hpp, once per engine per process) of each
+// selected engine. One that fails is replaced by the next engine of its list
+// that this CPU runs and that passes, and `notes` says why. Returns false
+// with `error` if a forced engine fails, or if no engine of a family passes;
+// `selection` and `notes` are then unchanged.
+bool apply_self_tests(Selection& selection, const Forced& forced, const CpuFeatures& cpu,
+                      SelfTestNotes& notes, std::string& error);
+
+// "sha1=generic,sha256=generic,sha3=generic,sm4=generic"; with notes, each
+// replaced family also says why: "sm4=generic (vaes-avx2 failed its
+// self-test: ctr on 77 blocks)".
 std::string describe(const Selection& selection);
+std::string describe(const Selection& selection, const SelfTestNotes& notes);
 
 }  // namespace hwaccel
