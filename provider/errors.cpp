@@ -23,6 +23,7 @@ const OSSL_ITEM* reason_strings() {
         {kErrNotInitialised, const_cast<char*>("operation not initialised")},
         {kErrInvalidParameter, const_cast<char*>("invalid parameter")},
         {kErrInvalidLength, const_cast<char*>("invalid length")},
+        {kErrSelfTestFailed, const_cast<char*>("engine failed its self-test")},
         {0, nullptr},
     };
     return table;

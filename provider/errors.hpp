@@ -27,6 +27,7 @@ enum Reason : int {
     kErrNotInitialised,
     kErrInvalidParameter,
     kErrInvalidLength,
+    kErrSelfTestFailed,
 };
 
 // The table returned by OSSL_FUNC_PROVIDER_GET_REASON_STRINGS.

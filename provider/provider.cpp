@@ -59,9 +59,9 @@ void read_upcalls(const OSSL_DISPATCH* in, CoreUpcalls& core) {
 // Applies one source of overrides; on error it is raised and, because
 // OpenSSL 3.0 silently skips providers that fail to load from a config file,
 // also printed once to stderr.
-bool apply_engine_spec(Instance& inst, const char* spec, const char* source) {
+bool apply_engine_spec(Instance& inst, const char* spec, const char* source, Forced& forced) {
     std::string error;
-    if (apply_overrides(inst.engines, spec, cpu_features(), error)) return true;
+    if (apply_overrides(inst.engines, spec, cpu_features(), error, &forced)) return true;
     // The reason table is not registered yet while init runs, so the detail
     // text carries the whole message.
     raise_error(&inst, kErrBadEngineSpec, "invalid engine selection: %s \"%s\": %s", source,
@@ -69,6 +69,32 @@ bool apply_engine_spec(Instance& inst, const char* spec, const char* source) {
     std::fprintf(stderr, "hwaccel: %s \"%s\": %s; provider not loaded\n", source, spec,
                  error.c_str());
     return false;
+}
+
+// Each chosen engine computes its known answers before anything is offered
+// (once per process; later instances reuse the results). An engine the
+// registry chose that fails is replaced by the next one that passes, and the
+// reason goes on the error queue, to stderr and into "engines". A forced
+// engine that fails stops the load, like any other bad selection: the user
+// asked for that engine, and serving another would hide the fault.
+bool apply_self_tests(Instance& inst, const Forced& forced, SelfTestNotes& notes) {
+    std::string error;
+    if (!apply_self_tests(inst.engines, forced, cpu_features(), notes, error)) {
+        raise_error(&inst, kErrSelfTestFailed, "%s", error.c_str());
+        std::fprintf(stderr, "hwaccel: %s; provider not loaded\n", error.c_str());
+        return false;
+    }
+    auto report = [&](const char* family, const std::string& note, const char* engine) {
+        if (note.empty()) return;
+        raise_error(&inst, kErrSelfTestFailed, "%s: %s; using %s instead", family, note.c_str(),
+                    engine);
+        std::fprintf(stderr, "hwaccel: %s: %s; using %s instead\n", family, note.c_str(), engine);
+    };
+    report("sha1", notes.sha1, inst.engines.sha1->name);
+    report("sha256", notes.sha256, inst.engines.sha256->name);
+    report("sha3", notes.keccak, inst.engines.keccak->name);
+    report("sm4", notes.sm4, inst.engines.sm4->name);
+    return true;
 }
 
 void teardown(void* provctx) noexcept { delete static_cast<Instance*>(provctx); }
@@ -155,10 +181,14 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
     inst->property = "provider=" + inst->instance_name;
 
     inst->engines = best_selection(cpu_features());
-    if (!apply_engine_spec(*inst, config_spec, "config key engines =")) return 0;
-    if (!apply_engine_spec(*inst, std::getenv(kEnginesEnvVar), kEnginesEnvVar)) return 0;
+    Forced forced;
+    if (!apply_engine_spec(*inst, config_spec, "config key engines =", forced)) return 0;
+    // secure_getenv: a set-user-ID program must not let its caller pick engines.
+    if (!apply_engine_spec(*inst, secure_getenv(kEnginesEnvVar), kEnginesEnvVar, forced)) return 0;
+    SelfTestNotes notes;
+    if (!apply_self_tests(*inst, forced, notes)) return 0;
 
-    inst->engines_text = describe(inst->engines);
+    inst->engines_text = describe(inst->engines, notes);
     inst->cpu_text = describe(cpu_features());
     inst->buildinfo = std::string("hwaccel ") + HWACCEL_VERSION + ", engines: " +
                       inst->engines_text + "; cpu: " + inst->cpu_text;
