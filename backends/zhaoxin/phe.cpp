@@ -7,9 +7,14 @@
 // Register interface in the mode used here (multi-block, RAX = -1):
 //   RSI = data, RCX = number of 64-byte blocks, RDI = state buffer; the
 //   instruction compresses RCX blocks into the state and advances RSI.
-// The specification describes RAX, RCX and RSI as outputs as well as inputs,
-// so they are "+" operands (the kernel review's outcome): the compiler must
-// not assume they still hold what we put there.
+// The kernel's review of the instruction treats all four registers, RAX,
+// RCX, RSI and RDI, as outputs as well as inputs, so all four are "+"
+// operands: the compiler must not assume they still hold what we put there.
+// (With RDI an input only, GCC 12 passed the RDI it had loaded for the
+// instruction straight on as the address for the wipe's memset: an
+// instruction that changes RDI would have had us zero 128 bytes elsewhere.
+// The instruction model changes RDI after every instruction, and a must-fail
+// test builds this file with the old constraint: test/zhaoxin/.)
 //
 // The padding mode (RAX = bytes already hashed, RCX = total length: the
 // instruction pads and finalises) is deliberately not used:
@@ -62,17 +67,27 @@ static_assert(sizeof(Scratch) == 128 && alignof(Scratch) == 16);
 // RAX = -1: multi-block mode, no padding, the state chained across blocks.
 constexpr size_t kMultiBlock = ~size_t{0};
 
+// The operands: RAX mode, RCX block count, RSI data, RDI state area, all
+// inputs and outputs. HWACCEL_PHE_TEST_RDI_INPUT_ONLY is defined only by the
+// must-fail test in test/zhaoxin/, never in a library: RDI an input only.
+#ifndef HWACCEL_PHE_TEST_RDI_INPUT_ONLY
+#define PHE_OPERANDS(mode, nblocks, data, area) \
+    : "+a"(mode), "+c"(nblocks), "+S"(data), "+D"(area) : : "memory"
+#else
+#define PHE_OPERANDS(mode, nblocks, data, area) \
+    : "+a"(mode), "+c"(nblocks), "+S"(data) : "D"(area) : "memory"
+#endif
+
 void sha1_blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
     // RCX = 0 does nothing on Zhaoxin parts; not issuing it at all keeps us
     // off behaviour no one has documented for other PHE generations.
     if (nblocks == 0) return;
     Scratch s{};  // zeroed: the instruction may read past the five state words
     std::memcpy(s.words, state, 5 * sizeof(uint32_t));  // native-endian H0..H4
-    size_t mode = kMultiBlock;  // in a variable: RAX is an output too
+    size_t mode = kMultiBlock;  // in variables: every operand is an output too
+    uint32_t* area = s.words;
     __asm__ __volatile__(".byte 0xf3,0x0f,0xa6,0xc8"  // rep xsha1
-                         : "+a"(mode), "+c"(nblocks), "+S"(data)
-                         : "D"(s.words)
-                         : "memory");
+                         PHE_OPERANDS(mode, nblocks, data, area));
     std::memcpy(state, s.words, 5 * sizeof(uint32_t));
     secure_zero(&s, sizeof s);  // chaining values of e.g. an HMAC key
 }
@@ -81,14 +96,15 @@ void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
     Scratch s{};
     std::memcpy(s.words, state, 8 * sizeof(uint32_t));  // native-endian H0..H7
-    size_t mode = kMultiBlock;
+    size_t mode = kMultiBlock;  // in variables: every operand is an output too
+    uint32_t* area = s.words;
     __asm__ __volatile__(".byte 0xf3,0x0f,0xa6,0xd0"  // rep xsha256
-                         : "+a"(mode), "+c"(nblocks), "+S"(data)
-                         : "D"(s.words)
-                         : "memory");
+                         PHE_OPERANDS(mode, nblocks, data, area));
     std::memcpy(state, s.words, 8 * sizeof(uint32_t));
     secure_zero(&s, sizeof s);
 }
+
+#undef PHE_OPERANDS
 
 }  // namespace
 

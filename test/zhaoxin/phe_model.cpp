@@ -115,8 +115,24 @@ Result check(const Regs& r) {
     return Result::kDone;
 }
 
+// RDI after every instruction. The kernel's review counts RDI among the
+// outputs and nothing says what it holds afterwards, so the model makes it
+// useless: the input with its top 16 bits flipped, a non-canonical address,
+// so an engine that goes on using RDI as the state pointer faults on its
+// first access, and one that compares or stores it sees a different value.
+constexpr uint64_t kRdiScramble = 0xdead000000000000ull;
+
+Result run_effect(Insn insn, Regs& r, uint64_t& blocks);
+
 // execute(), also reporting how many 64-byte compressions it performed.
 Result run(Insn insn, Regs& r, uint64_t& blocks) {
+    const Result result = run_effect(insn, r, blocks);
+    if (result == Result::kDone) r.rdi ^= kRdiScramble;
+    return result;
+}
+
+// The effect on memory and on RAX, RCX, RSI.
+Result run_effect(Insn insn, Regs& r, uint64_t& blocks) {
     blocks = 0;
     const Result ok = check(r);
     if (ok != Result::kDone) return ok;
@@ -236,7 +252,7 @@ void on_sigill(int, siginfo_t*, void* context) {
     g[REG_RAX] = static_cast<greg_t>(r.rax);
     g[REG_RCX] = static_cast<greg_t>(r.rcx);
     g[REG_RSI] = static_cast<greg_t>(r.rsi);
-    g[REG_RDI] = static_cast<greg_t>(r.rdi);  // unchanged: RDI is an input only
+    g[REG_RDI] = static_cast<greg_t>(r.rdi);  // scrambled by run(): see kRdiScramble
     g[REG_RIP] += 4;
     t_trace.valid = true;
     t_trace.insn = insn;
@@ -262,10 +278,11 @@ void install() {
     static const uint8_t block[64] = {};
     uint64_t rax = kMultiBlock, rcx = 1;
     const uint8_t* rsi = block;
+    uint8_t* rdi = area;
     const uint64_t before = g_xsha256.load();
     __asm__ __volatile__(".byte 0xf3,0x0f,0xa6,0xd0"  // rep xsha256
-                         : "+a"(rax), "+c"(rcx), "+S"(rsi)
-                         : "D"(area)
+                         : "+a"(rax), "+c"(rcx), "+S"(rsi), "+D"(rdi)
+                         :
                          : "memory");
     g_active.store(g_xsha256.load() != before);
     reset_counters();

@@ -20,11 +20,15 @@
 //     final block(s). Afterwards RSI += RCX - RAX, RAX = RCX.
 //   RCX = 0 (with RAX = -1 or 0): does nothing ("doesn't perform any
 //     operation when %ecx is zero").
+//   RDI, after every instruction (the no-op included): the input with its
+//     top 16 bits flipped, a non-canonical address.
 // What the registers hold afterwards is not in any source we could read (the
-// spec calls RAX, RCX and RSI outputs); the values above are the natural
-// ones for an interruptible rep instruction. set_poison_outputs(true) makes
-// the model leave garbage in them instead, to show that a caller does not
-// depend on them.
+// spec calls RAX, RCX and RSI outputs, the kernel's review RDI as well); the
+// values above for RAX, RCX, RSI are the natural ones for an interruptible
+// rep instruction. RDI is always left useless, so an engine that goes on
+// using it as the state pointer faults, and set_poison_outputs(true) makes
+// the model leave garbage in RAX, RCX and RSI too, to show that a caller
+// does not depend on them.
 //
 // Stricter than hardware where the documentation gives a requirement but not
 // the consequence of breaking it; the handler then reports it on stderr and
