@@ -204,7 +204,7 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
 
 extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(
     const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DISPATCH** out,
-    void** provctx) noexcept {
+    void** provctx) {  // no noexcept: core.h declares it without (clang insists); the catch-all stands in
     try {
         return hwaccel::init(handle, in, out, provctx);
     } catch (...) {
