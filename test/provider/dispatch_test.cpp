@@ -10,121 +10,15 @@
 
 #include <catch2/catch.hpp>
 #include <climits>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "digest/newer_dispatch_ids.hpp"  // squeeze and copyctx ids on 3.0 headers
-#include "provider_fixture.hpp"
+#include "fake_core.hpp"
 
-namespace {
-
-struct FakeCore {
-    std::string name = "hwaccel";
-    std::string engines;  // the config key, if not empty
-    std::vector<std::string> errors;
-    int reason = 0;
-};
-FakeCore g_core;
-
-int core_get_params(const OSSL_CORE_HANDLE*, OSSL_PARAM params[]) {
-    for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-        if (std::strcmp(p->key, OSSL_PROV_PARAM_CORE_PROV_NAME) == 0)
-            OSSL_PARAM_set_utf8_ptr(p, g_core.name.c_str());
-        // The real version: the module may already be loaded in this process
-        // by a real core, and version-dependent behaviour is per process.
-        else if (std::strcmp(p->key, OSSL_PROV_PARAM_CORE_VERSION) == 0)
-            OSSL_PARAM_set_utf8_ptr(p, OpenSSL_version(OPENSSL_VERSION_STRING));
-        else if (std::strcmp(p->key, "engines") == 0 && !g_core.engines.empty())
-            OSSL_PARAM_set_utf8_ptr(p, g_core.engines.c_str());
-    }
-    return 1;
-}
-void core_new_error(const OSSL_CORE_HANDLE*) { g_core.errors.emplace_back(); }
-void core_set_error_debug(const OSSL_CORE_HANDLE*, const char*, int, const char*) {}
-void core_vset_error(const OSSL_CORE_HANDLE*, uint32_t reason, const char* fmt, va_list args) {
-    char buf[512] = "";
-    if (fmt) vsnprintf(buf, sizeof buf, fmt, args);
-    g_core.reason = static_cast<int>(reason);
-    if (!g_core.errors.empty()) g_core.errors.back() = std::to_string(reason) + ": " + buf;
-}
-
-const OSSL_DISPATCH kCore[] = {
-    {OSSL_FUNC_CORE_GET_PARAMS, reinterpret_cast<void (*)(void)>(core_get_params)},
-    {OSSL_FUNC_CORE_NEW_ERROR, reinterpret_cast<void (*)(void)>(core_new_error)},
-    {OSSL_FUNC_CORE_SET_ERROR_DEBUG, reinterpret_cast<void (*)(void)>(core_set_error_debug)},
-    {OSSL_FUNC_CORE_VSET_ERROR, reinterpret_cast<void (*)(void)>(core_vset_error)},
-    {0, nullptr},
-};
-
-template <class Fn>
-Fn* find_fn(const OSSL_DISPATCH* table, int id) {
-    for (; table->function_id != 0; ++table)
-        if (table->function_id == id) return reinterpret_cast<Fn*>(table->function);
-    return nullptr;
-}
-
-// The module, initialised against the fake core.
-struct Module {
-    void* dl = nullptr;
-    const OSSL_DISPATCH* out = nullptr;
-    void* provctx = nullptr;
-    int init_result = 0;
-
-    Module() {
-        dl = dlopen(HWACCEL_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
-        REQUIRE(dl != nullptr);
-        auto* init = reinterpret_cast<OSSL_provider_init_fn*>(dlsym(dl, "OSSL_provider_init"));
-        REQUIRE(init != nullptr);
-        init_result = init(reinterpret_cast<const OSSL_CORE_HANDLE*>(&g_core), kCore, &out, &provctx);
-    }
-    ~Module() {
-        if (init_result) find_fn<OSSL_FUNC_provider_teardown_fn>(out, OSSL_FUNC_PROVIDER_TEARDOWN)(provctx);
-        dlclose(dl);
-    }
-
-    const OSSL_ALGORITHM* algorithms(int op) {
-        int no_cache = 1;
-        auto* query = find_fn<OSSL_FUNC_provider_query_operation_fn>(out, OSSL_FUNC_PROVIDER_QUERY_OPERATION);
-        const OSSL_ALGORITHM* a = query(provctx, op, &no_cache);
-        CHECK(no_cache == 0);
-        return a;
-    }
-
-    const OSSL_DISPATCH* digest(const char* first_name) {
-        for (const OSSL_ALGORITHM* a = algorithms(OSSL_OP_DIGEST); a->algorithm_names; ++a)
-            if (std::strncmp(a->algorithm_names, first_name, std::strlen(first_name)) == 0 &&
-                a->algorithm_names[std::strlen(first_name)] == ':')
-                return a->implementation;
-        FAIL("no digest " << first_name);
-        return nullptr;
-    }
-};
-
-struct DigestFns {
-    OSSL_FUNC_digest_newctx_fn* newctx;
-    OSSL_FUNC_digest_freectx_fn* freectx;
-    OSSL_FUNC_digest_dupctx_fn* dupctx;
-    OSSL_FUNC_digest_init_fn* init;
-    OSSL_FUNC_digest_update_fn* update;
-    OSSL_FUNC_digest_final_fn* final;
-    OSSL_FUNC_digest_set_ctx_params_fn* set_ctx_params;
-
-    explicit DigestFns(const OSSL_DISPATCH* t)
-        : newctx(find_fn<OSSL_FUNC_digest_newctx_fn>(t, OSSL_FUNC_DIGEST_NEWCTX)),
-          freectx(find_fn<OSSL_FUNC_digest_freectx_fn>(t, OSSL_FUNC_DIGEST_FREECTX)),
-          dupctx(find_fn<OSSL_FUNC_digest_dupctx_fn>(t, OSSL_FUNC_DIGEST_DUPCTX)),
-          init(find_fn<OSSL_FUNC_digest_init_fn>(t, OSSL_FUNC_DIGEST_INIT)),
-          update(find_fn<OSSL_FUNC_digest_update_fn>(t, OSSL_FUNC_DIGEST_UPDATE)),
-          final(find_fn<OSSL_FUNC_digest_final_fn>(t, OSSL_FUNC_DIGEST_FINAL)),
-          set_ctx_params(find_fn<OSSL_FUNC_digest_set_ctx_params_fn>(t, OSSL_FUNC_DIGEST_SET_CTX_PARAMS)) {}
-};
-
-}  // namespace
+using namespace hwaccel::test;
 
 TEST_CASE("dispatch: the module exports only OSSL_provider_init", "[dispatch]") {
     void* dl = dlopen(HWACCEL_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
@@ -235,38 +129,6 @@ TEST_CASE("dispatch: refusals raise an error and change nothing", "[dispatch][er
     }
 }
 
-namespace {
-
-struct CipherFns {
-    OSSL_FUNC_cipher_newctx_fn* newctx;
-    OSSL_FUNC_cipher_freectx_fn* freectx;
-    OSSL_FUNC_cipher_encrypt_init_fn* einit;
-    OSSL_FUNC_cipher_decrypt_init_fn* dinit;
-    OSSL_FUNC_cipher_update_fn* update;
-    OSSL_FUNC_cipher_final_fn* final;
-    OSSL_FUNC_cipher_cipher_fn* cipher;
-
-    explicit CipherFns(const OSSL_DISPATCH* t)
-        : newctx(find_fn<OSSL_FUNC_cipher_newctx_fn>(t, OSSL_FUNC_CIPHER_NEWCTX)),
-          freectx(find_fn<OSSL_FUNC_cipher_freectx_fn>(t, OSSL_FUNC_CIPHER_FREECTX)),
-          einit(find_fn<OSSL_FUNC_cipher_encrypt_init_fn>(t, OSSL_FUNC_CIPHER_ENCRYPT_INIT)),
-          dinit(find_fn<OSSL_FUNC_cipher_decrypt_init_fn>(t, OSSL_FUNC_CIPHER_DECRYPT_INIT)),
-          update(find_fn<OSSL_FUNC_cipher_update_fn>(t, OSSL_FUNC_CIPHER_UPDATE)),
-          final(find_fn<OSSL_FUNC_cipher_final_fn>(t, OSSL_FUNC_CIPHER_FINAL)),
-          cipher(find_fn<OSSL_FUNC_cipher_cipher_fn>(t, OSSL_FUNC_CIPHER_CIPHER)) {}
-};
-
-const OSSL_DISPATCH* cipher_table(Module& m, const char* first_name) {
-    for (const OSSL_ALGORITHM* a = m.algorithms(OSSL_OP_CIPHER); a->algorithm_names; ++a)
-        if (std::strncmp(a->algorithm_names, first_name, std::strlen(first_name)) == 0 &&
-            a->algorithm_names[std::strlen(first_name)] == ':')
-            return a->implementation;
-    FAIL("no cipher " << first_name);
-    return nullptr;
-}
-
-}  // namespace
-
 TEST_CASE("dispatch: cipher refusals raise an error and write nothing", "[dispatch][errors][cipher]") {
     g_core = FakeCore{};
     Module m;
@@ -274,7 +136,7 @@ TEST_CASE("dispatch: cipher refusals raise an error and write nothing", "[dispat
     const unsigned char key[32] = {1, 2, 3}, iv[32] = {4, 5, 6};
     for (const char* name : {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"}) {
         INFO(name);
-        CipherFns f(cipher_table(m, name));
+        CipherFns f(m.cipher(name));
         const bool has_iv = std::strcmp(name, "SM4-ECB") != 0;
         void* ctx = f.newctx(m.provctx);
         REQUIRE(ctx != nullptr);
@@ -378,7 +240,7 @@ TEST_CASE("dispatch: impossible lengths are refused and change nothing", "[dispa
                                   static_cast<size_t>(INT_MAX) + 1};
     for (const char* name : {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"}) {
         INFO(name);
-        CipherFns f(cipher_table(m, name));
+        CipherFns f(m.cipher(name));
         unsigned char expect[64], out[64];
         size_t outl = 0, total = 0;
         void* ref = f.newctx(m.provctx);
