@@ -11,6 +11,7 @@ struct Sm4 {
     static constexpr size_t kKeyLen = 16;
     static void bind(State& s, const Selection& engines) { s.engine = engines.sm4; }
     static void set_key(State& s, const uint8_t* key) { s.engine->set_key(&s.key, key); }
+    static void forget_stream(State& s) { sm4_forget_stream(s); }
 };
 
 struct Sm4Ecb : Sm4 {

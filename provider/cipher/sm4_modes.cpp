@@ -34,6 +34,7 @@ void cbc_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         nblocks -= n;
     }
     secure_zero(plain, sizeof plain);
+    secure_zero(cipher, sizeof cipher);
 }
 
 void cfb_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nblocks,
@@ -54,6 +55,7 @@ void cfb_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         nblocks -= n;
     }
     secure_zero(feedback, sizeof feedback);
+    secure_zero(cipher, sizeof cipher);
 }
 
 void ctr_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nblocks,
@@ -75,6 +77,11 @@ void ctr_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nbl
 }
 
 }  // namespace
+
+void sm4_forget_stream(Sm4State& s) {
+    secure_zero(s.keystream, sizeof s.keystream);
+    s.num = 0;
+}
 
 void counter_add(uint8_t counter[16], uint64_t n) {
     uint64_t lo = load_be64(counter + 8);
@@ -100,12 +107,13 @@ void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
     }
     // Serial by nature: each block needs the previous ciphertext.
     if (s.engine->cbc_encrypt) return s.engine->cbc_encrypt(&s.key, out, in, nblocks, s.iv);
+    uint8_t x[kBlock];  // plaintext XOR chaining value
     for (size_t i = 0; i < nblocks; ++i, in += kBlock, out += kBlock) {
-        uint8_t x[kBlock];
         xor_block(x, in, s.iv);
         s.engine->encrypt_block(&s.key, s.iv, x);
         std::memcpy(out, s.iv, kBlock);
     }
+    secure_zero(x, sizeof x);
 }
 
 void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t len) {

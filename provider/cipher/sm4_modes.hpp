@@ -34,6 +34,10 @@ void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
 void sm4_ofb(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
 void sm4_ctr(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
 
+// Ends a message's stream: the CTR keystream block is wiped and num is 0
+// (OFB/CFB keep theirs in iv, which the next IV replaces).
+void sm4_forget_stream(Sm4State& s);
+
 // Adds n to a 128-bit big-endian counter, wrapping at 2^128.
 void counter_add(uint8_t counter[16], uint64_t n);
 

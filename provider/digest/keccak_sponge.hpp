@@ -105,19 +105,13 @@ private:
 
     // Copies sponge bytes [offset, offset + len) of the current state to out:
     // byte i is byte i % 8 of lane i / 8, little-endian (see engines.hpp).
+    // Straight into out, with no stack copy of the output to wipe.
     void extract(size_t offset, uint8_t* out, size_t len) const {
-        while (len != 0) {
-            uint8_t lane[8];
-            store_le64(lane, lanes_[offset / 8]);
-            size_t in_lane = offset % 8;
-            size_t take = 8 - in_lane;
-            if (take > len) take = len;
-            std::memcpy(out, lane + in_lane, take);
-            offset += take;
-            out += take;
-            len -= take;
-        }
+        for (; len != 0 && offset % 8 != 0; --len) *out++ = lane_byte(offset++);
+        for (; len >= 8; len -= 8, offset += 8, out += 8) store_le64(out, lanes_[offset / 8]);
+        for (; len != 0; --len) *out++ = lane_byte(offset++);
     }
+    uint8_t lane_byte(size_t i) const { return static_cast<uint8_t>(lanes_[i / 8] >> (8 * (i % 8))); }
 
     const KeccakEngine* engine_;
     size_t rate_;
