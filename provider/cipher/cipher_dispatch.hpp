@@ -10,6 +10,7 @@
 //   init restores the original IV, as 1.1.1 did for CBC/CFB/OFB)
 //   static void bind(State&, const Selection&);
 //   static void set_key(State&, const uint8_t* key);
+//   static void forget_stream(State&);  wipes the message's keystream, num = 0
 //   block modes:  static void blocks(State&, bool enc, out, in, nblocks);
 //   stream modes: static void stream(State&, bool enc, out, in, len);
 #pragma once
@@ -46,6 +47,7 @@ class CipherDispatch {
         bool padding;
         bool key_set;
         bool iv_set;
+        bool finalized;  // final happened: only init may follow
     };
     static_assert(std::is_trivially_copyable_v<Ctx>);
     static_assert(std::is_trivially_destructible_v<Ctx>);
@@ -54,6 +56,7 @@ class CipherDispatch {
 
     static void* newctx(void* provctx) noexcept {
         auto* prov = static_cast<const ProvCtx*>(provctx);
+        if (prov == nullptr) return nullptr;  // the engines live there
         return guarded<void*>(prov, nullptr, [&]() -> void* {
             void* mem = OPENSSL_zalloc(sizeof(Ctx));
             if (mem == nullptr) {
@@ -98,8 +101,13 @@ class CipherDispatch {
                         Mode::kIvLen, ivlen);
             return 0;
         }
+        Settings settings{ctx->padding, 0};
+        if (!read_settings(ctx, params, settings)) return 0;
+        // Nothing of the previous message survives: buffered input, and the
+        // keystream (CTR's block; OFB/CFB's lives in iv, replaced below).
         ctx->encrypting = encrypt;
-        ctx->state.num = 0;
+        ctx->finalized = false;
+        Mode::forget_stream(ctx->state);
         ctx->buffered = 0;
         OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
         if (iv != nullptr && Mode::kIvLen != 0) {
@@ -113,7 +121,8 @@ class CipherDispatch {
             Mode::set_key(ctx->state, key);  // overwrites the previous schedule whole
             ctx->key_set = true;
         }
-        return set_ctx_params(ctx, params);
+        apply(ctx, settings);
+        return 1;
     }
 
     static int encrypt_init(void* vctx, const unsigned char* key, size_t keylen,
@@ -131,6 +140,22 @@ class CipherDispatch {
     static bool require_key(const Ctx* ctx) {
         if (ctx->key_set) return true;
         raise_error(ctx->prov, kErrNoKeySet);
+        return false;
+    }
+
+    // After final only init may follow (OpenSSL's documented contract; the
+    // default provider would chain on, or pad a second time).
+    static bool require_not_finalized(const Ctx* ctx, int reason) {
+        if (!ctx->finalized) return true;
+        raise_error(ctx->prov, reason, "call init first");
+        return false;
+    }
+
+    // update and final report their output length through outl, and the
+    // caller cannot know it otherwise.
+    static bool require_outl(const Ctx* ctx, const size_t* outl) {
+        if (outl != nullptr) return true;
+        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
         return false;
     }
 
@@ -158,6 +183,7 @@ class CipherDispatch {
             if (!require_room(ctx, total, outsize)) return 0;
             std::memmove(out + ctx->buffered, in, inl);
             std::memcpy(out, ctx->buf, ctx->buffered);
+            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);  // consumed message bytes
             in = out;
             inl = total;
             ctx->buffered = 0;
@@ -165,6 +191,7 @@ class CipherDispatch {
             const size_t take = kBlock - ctx->buffered;
             std::memcpy(ctx->buf + ctx->buffered, in, take);
             Mode::blocks(ctx->state, ctx->encrypting, out, ctx->buf, 1);
+            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
             in += take;
             inl -= take;
             out += kBlock;
@@ -200,7 +227,9 @@ class CipherDispatch {
     static int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
                       const unsigned char* in, size_t inl) noexcept {
         Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || outl == nullptr || !require_key(ctx)) return 0;
+        if (ctx == nullptr || !require_outl(ctx, outl) || !require_key(ctx) ||
+            !require_not_finalized(ctx, kErrUpdateAfterFinal))
+            return 0;
         // Before any arithmetic on inl: EVP passed an int.
         if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
         if (inl == 0) {
@@ -286,13 +315,16 @@ class CipherDispatch {
 
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) noexcept {
         Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || outl == nullptr || !require_key(ctx)) return 0;
+        if (ctx == nullptr || !require_outl(ctx, outl) || !require_key(ctx) ||
+            !require_not_finalized(ctx, kErrFinalCalledTwice))
+            return 0;
         if constexpr (kBlockMode) {
-            return block_final(ctx, out, outl, outsize);
+            if (!block_final(ctx, out, outl, outsize)) return 0;
         } else {
             *outl = 0;
-            return 1;
         }
+        ctx->finalized = true;
+        return 1;
     }
 
     // EVP_Cipher(): no buffering and no padding, whole blocks for block modes.
@@ -300,6 +332,7 @@ class CipherDispatch {
                       const unsigned char* in, size_t inl) noexcept {
         Ctx* ctx = cast(vctx);
         if (ctx == nullptr || !require_key(ctx) ||
+            !require_not_finalized(ctx, kErrUpdateAfterFinal) ||
             !require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX)) ||
             !require_room(ctx, inl, outsize) || !require_output(ctx, out, inl))
             return 0;
@@ -359,24 +392,45 @@ class CipherDispatch {
         return ok ? 1 : 0;
     }
 
+    // The settable parameters, read in full before any is applied: a refusal
+    // leaves the context as it was (the default provider applies padding
+    // before it looks at num).
+    struct Settings {
+        bool padding;
+        unsigned num;
+    };
+
+    static bool read_settings(const Ctx* ctx, const OSSL_PARAM params[], Settings& s) {
+        if (params == nullptr) return true;
+        const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
+        unsigned padding = s.padding;
+        if (p != nullptr && !OSSL_PARAM_get_uint(p, &padding)) {
+            raise_error(ctx->prov, kErrInvalidParameter, "padding must be an unsigned integer");
+            return false;
+        }
+        // num indexes the current block: more would read past it.
+        p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM);
+        unsigned num = s.num;
+        if (p != nullptr && (!OSSL_PARAM_get_uint(p, &num) || num >= kBlock)) {
+            raise_error(ctx->prov, kErrInvalidNum, "num must be 0..%zu", kBlock - 1);
+            return false;
+        }
+        s.padding = padding != 0;
+        s.num = num;
+        return true;
+    }
+
+    static void apply(Ctx* ctx, const Settings& s) {
+        ctx->padding = s.padding;
+        ctx->state.num = s.num;
+    }
+
     static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
         Ctx* ctx = cast(vctx);
         if (ctx == nullptr) return 0;
-        if (params == nullptr) return 1;
-        const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
-        unsigned padding = ctx->padding;
-        if (p != nullptr && !OSSL_PARAM_get_uint(p, &padding)) {
-            raise_error(ctx->prov, kErrInvalidParameter, "padding must be an unsigned integer");
-            return 0;
-        }
-        p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM);
-        unsigned num = ctx->state.num;
-        if (p != nullptr && (!OSSL_PARAM_get_uint(p, &num) || num >= kBlock)) {
-            raise_error(ctx->prov, kErrInvalidNum, "num must be 0..%zu", kBlock - 1);
-            return 0;
-        }
-        ctx->padding = padding != 0;
-        ctx->state.num = num;
+        Settings settings{ctx->padding, ctx->state.num};
+        if (!read_settings(ctx, params, settings)) return 0;
+        apply(ctx, settings);
         return 1;
     }
 

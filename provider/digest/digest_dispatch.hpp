@@ -29,12 +29,14 @@ namespace hwaccel {
 
 template <class Algo>
 class DigestDispatch {
+    // kNew: no init yet (EVP always calls it; a direct caller must too);
     // kFresh: nothing absorbed; kAbsorbing: message data in the hasher;
     // kSqueezing: EVP_DigestSqueeze began (only more squeezes may follow);
     // kFinalized: final happened (and wiped), only init may follow.
-    enum class Phase : uint8_t { kFresh, kAbsorbing, kSqueezing, kFinalized };
+    enum class Phase : uint8_t { kNew, kFresh, kAbsorbing, kSqueezing, kFinalized };
 
-    // An XOF length nobody set (OpenSSL 3.4+ has no default for SHAKE).
+    // An XOF length nobody set (OpenSSL 3.4+ has no default for SHAKE); an
+    // explicit SIZE_MAX means the same, as in the 3.4+ default provider.
     static constexpr size_t kUnsetLength = SIZE_MAX;
 
     static size_t default_length() {
@@ -60,6 +62,7 @@ class DigestDispatch {
 
     static void* newctx(void* provctx) noexcept {
         auto* prov = static_cast<const ProvCtx*>(provctx);
+        if (prov == nullptr) return nullptr;  // the engines live there
         return guarded<void*>(prov, nullptr, [&]() -> void* {
             // Built in place: a temporary plus copy showed in 16-byte profiles.
             void* mem = OPENSSL_malloc(sizeof(Ctx));
@@ -67,7 +70,7 @@ class DigestDispatch {
                 raise_error(prov, kErrOutOfMemory);
                 return nullptr;
             }
-            return new (mem) Ctx{prov, Algo::make(prov->engines), default_length(), Phase::kFresh};
+            return new (mem) Ctx{prov, Algo::make(prov->engines), default_length(), Phase::kNew};
         });
     }
 
@@ -83,42 +86,54 @@ class DigestDispatch {
         return ctx;
     }
 
-    static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
-        auto* ctx = static_cast<Ctx*>(vctx);
-        if (ctx == nullptr) return 0;
+    // Reads the XOF length from params into `len` (unchanged if absent);
+    // false, with an error, if it is there but not a size_t.
+    static bool read_xoflen(const Ctx* ctx, const OSSL_PARAM params[], size_t& len) {
         if constexpr (Algo::kXof) {
             // "size" is an alias of "xoflen" (OpenSSL 3.4+).
             const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_XOFLEN);
             if (p == nullptr) p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_SIZE);
-            if (p != nullptr) {
-                size_t len;
-                if (!OSSL_PARAM_get_size_t(p, &len)) {
-                    raise_error(ctx->prov, kErrInvalidXofLength, "xoflen must be a size_t");
-                    return 0;
-                }
-                ctx->xoflen = len;
+            if (p != nullptr && !OSSL_PARAM_get_size_t(p, &len)) {
+                raise_error(ctx->prov, kErrInvalidXofLength, "xoflen must be a size_t");
+                return false;
             }
         }
-        return 1;
+        return true;
+    }
+
+    static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return 0;
+        return read_xoflen(ctx, params, ctx->xoflen) ? 1 : 0;
     }
 
     static int init(void* vctx, const OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
+        // Parameters first: a refused init leaves the message as it was (the
+        // default provider has already discarded it).
+        size_t xoflen = default_length();
+        if (!read_xoflen(ctx, params, xoflen)) return 0;
         // Everything goes back to the start, the XOF length included (EVP
         // reuses a context after final and calls only init). Final already
         // wiped; only an abandoned message needs wiping here.
         if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing)
             ctx->hasher.wipe();
         ctx->hasher.reset();
-        ctx->xoflen = default_length();
+        ctx->xoflen = xoflen;
         ctx->phase = Phase::kFresh;
-        return set_ctx_params(ctx, params);
+        return 1;
+    }
+
+    static bool require_init(const Ctx* ctx) {
+        if (ctx->phase != Phase::kNew) return true;
+        raise_error(ctx->prov, kErrNotInitialised, "call init first");
+        return false;
     }
 
     static int update(void* vctx, const unsigned char* in, size_t inl) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
-        if (ctx == nullptr) return 0;
+        if (ctx == nullptr || !require_init(ctx)) return 0;
         if (ctx->phase == Phase::kFinalized || ctx->phase == Phase::kSqueezing) {
             raise_error(ctx->prov, kErrUpdateAfterFinal,
                         ctx->phase == Phase::kSqueezing ? "update after squeeze" : nullptr);
@@ -138,7 +153,7 @@ class DigestDispatch {
 
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
-        if (ctx == nullptr) return 0;
+        if (ctx == nullptr || !require_init(ctx)) return 0;
         if (ctx->phase == Phase::kFinalized || ctx->phase == Phase::kSqueezing) {
             raise_error(ctx->prov, kErrFinalCalledTwice,
                         ctx->phase == Phase::kSqueezing ? "final after squeeze" : nullptr);
@@ -147,7 +162,7 @@ class DigestDispatch {
         const size_t len = ctx->xoflen;
         if (len == kUnsetLength) {
             raise_error(ctx->prov, kErrInvalidXofLength,
-                        "no output length set (xoflen); OpenSSL 3.4+ has no default");
+                        "xoflen not set, or SIZE_MAX; OpenSSL 3.4+ has no default");
             return 0;
         }
         // A too-small buffer is refused before anything is written, and the
@@ -171,7 +186,7 @@ class DigestDispatch {
     // squeezes yields the bytes of one long FinalXOF.
     static int squeeze(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
-        if (ctx == nullptr) return 0;
+        if (ctx == nullptr || !require_init(ctx)) return 0;
         if (ctx->phase == Phase::kFinalized) {
             raise_error(ctx->prov, kErrFinalCalledTwice, "squeeze after final");
             return 0;
@@ -179,6 +194,11 @@ class DigestDispatch {
         if (!is_real_buffer(out, outsz)) {
             raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", outsz);
             return 0;
+        }
+        // Nothing asked, nothing changes: absorbing may go on (as default).
+        if (outsz == 0) {
+            if (outl != nullptr) *outl = 0;
+            return 1;
         }
         if constexpr (Algo::kXof) Algo::squeeze(ctx->hasher, out, outsz);
         ctx->phase = Phase::kSqueezing;
@@ -195,8 +215,10 @@ class DigestDispatch {
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        return params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
-               params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
+        const bool ok = params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
+                        params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
+        if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+        return ok ? 1 : 0;
     }
 
     static const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
