@@ -3,7 +3,16 @@
 // valgrind's memcheck, which then reports any conditional jump or memory
 // address that depends on them. Run as
 //     valgrind --error-exitcode=1 --track-origins=yes ./sm4_ct_check
-// Without valgrind the client requests do nothing and the program just runs.
+// (run_memcheck.sh, which fails the check when valgrind is missing, unless
+// HWACCEL_ALLOW_CT_SKIP=1). Without valgrind the client requests do nothing
+// and the program just runs.
+//
+// Also the provider's mode code that handles secrets (provider/cipher/
+// sm4_modes.cpp, compiled in): every mode over every engine as it is and over
+// a bare copy without the optional fused modes, which takes every fallback
+// and serial loop, from the middle of a block, across the fallbacks'
+// 32-block chunk. PKCS#7 unpad (cipher_dispatch.hpp) is a private member of
+// the OpenSSL dispatch class and is not reached here.
 //
 // Built a second time with SM4_CT_DELIBERATE_LEAK (sm4_ct_leak): it then also
 // does a table lookup indexed by a secret byte, which memcheck must report;
@@ -15,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cipher/sm4_modes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
@@ -85,6 +95,45 @@ void check_engine(const hwaccel::Sm4Engine& e) {
     publish(&k, sizeof k);
 }
 
+// The provider's modes over engine e: key, data, IV and the mode state all
+// secret; only num and the lengths are public.
+void check_modes(const hwaccel::Sm4Engine& e) {
+    static uint8_t key[16], in[16 * kMaxBlocks], out[16 * kMaxBlocks];
+    fill(key, sizeof key, 5);
+    fill(in, sizeof in, 6);
+    const size_t counts[] = {1, 2, 33};  // 33: across the fallbacks' 32-block chunk
+    for (int mode = 0; mode < 6; ++mode)
+        for (size_t n : counts) {
+            hwaccel::Sm4State st;
+            std::memset(&st, 0, sizeof st);
+            st.engine = &e;
+            secret(key, sizeof key);
+            e.set_key(&st.key, key);
+            fill(st.iv, sizeof st.iv, 7);
+            st.iv[15] = 0xF0;
+            secret(st.iv, sizeof st.iv);
+            secret(st.keystream, sizeof st.keystream);
+            secret(in, sizeof in);
+            if (mode < 2) {
+                hwaccel::sm4_cbc(st, mode == 0, out, in, n);
+                publish(out, 16 * n);
+            } else {
+                // 5 bytes, then the rest of that block, n blocks and 3 bytes.
+                const size_t len = 11 + 16 * n + 3;
+                for (size_t off : {size_t{0}, size_t{5}}) {
+                    const size_t part = off == 0 ? 5 : len;
+                    if (mode == 2 || mode == 3) hwaccel::sm4_cfb(st, mode == 2, out + off, in + off, part);
+                    else if (mode == 4) hwaccel::sm4_ofb(st, out + off, in + off, part);
+                    else hwaccel::sm4_ctr(st, out + off, in + off, part);
+                }
+                publish(out, 5 + len);
+            }
+            publish(st.iv, sizeof st.iv);
+            publish(st.keystream, sizeof st.keystream);
+            publish(&st.key, sizeof st.key);
+        }
+}
+
 }  // namespace
 
 #ifdef SM4_CT_DELIBERATE_LEAK
@@ -102,7 +151,13 @@ int main() {
     for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines()) {
         if (!e->available(hwaccel::cpu_features())) continue;
         check_engine(*e);
-        std::printf("sm4 engine %s checked\n", e->name);
+        check_modes(*e);
+        hwaccel::Sm4Engine bare = *e;  // without the optional fused modes: every fallback
+        bare.ctr = nullptr;
+        bare.cbc_decrypt = bare.cfb_decrypt = nullptr;
+        bare.cbc_encrypt = bare.cfb_encrypt = bare.ofb = nullptr;
+        check_modes(bare);
+        std::printf("sm4 engine %s checked, and the provider's modes over it as it is and bare\n", e->name);
         ++checked;
     }
 #ifdef SM4_CT_DELIBERATE_LEAK

@@ -25,8 +25,21 @@
 // timing differences inside one instruction (vector instructions, and GPR
 // arithmetic other than DIV, take data-independent time on the CPUs we
 // target; PDEP/PEXT before AMD Zen 3 do not, and no SM4 engine uses them).
-// Two runs compare one pair of secrets: run 1 gets the bitwise complement of
-// run 0's, so every secret bit differs.
+// Each call runs with several secrets: a random x (seeded per call from a
+// run seed that is printed, and set with HWACCEL_CT_SEED to reproduce a run),
+// its bitwise complement (every secret bit differs), and at one block count
+// per code path kExtraSecrets more random ones (a complement pair cannot
+// show, say, a branch on two secret bytes being equal). Every run is compared
+// with run 0, so all the secrets are pairwise trace-equivalent.
+//
+// Besides the engines' own functions, the provider's mode code that handles
+// secrets (provider/cipher/sm4_modes.cpp: the partial-block byte loops, the
+// serial loops over encrypt_block the portable engine uses for CBC/CFB
+// encryption and OFB, and the fallbacks for engines without fused parallel
+// modes) is traced over every engine as it is and over a copy of it without
+// the optional members ("bare"), which takes every fallback. PKCS#7 unpad
+// (provider/cipher/cipher_dispatch.hpp) is a private member of the OpenSSL
+// dispatch class and is not reached here.
 //
 // Built a second time with SM4_CT_TRACE_DELIBERATE_LEAK (sm4_ct_trace_leak):
 // every traced call then also does a table lookup indexed by a secret byte
@@ -35,7 +48,8 @@
 // that the leak variant's failure is the check's finding, not a crash.
 //
 // Usage: sm4_ct_trace [--native] [engine ...]   (default: every engine)
-// Exits 77 (CTest's SKIP_RETURN_CODE) where ptrace is not permitted.
+// Where ptrace is not permitted the check FAILS, unless HWACCEL_ALLOW_CT_SKIP=1
+// says a skip is acceptable: then it exits 77 (CTest's SKIP_RETURN_CODE).
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -59,6 +73,7 @@
 #include <thread>
 #include <vector>
 
+#include "cipher/sm4_modes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
@@ -129,6 +144,8 @@ sm4_ct_trace_end:
 namespace {
 
 constexpr int kSkipExit = 77;         // CTest SKIP_RETURN_CODE
+constexpr int kExtraSecrets = 4;      // random secrets beyond x and ~x, where traced
+constexpr int kMaxRuns = 2 + kExtraSecrets;
 constexpr int kChildCannotTrace = 3;  // a child's exit code: PTRACE_TRACEME refused
 constexpr size_t kMaxSteps = 1000000; // per call; the longest takes ~100000
 constexpr size_t kMaxBlocks = 70;
@@ -147,20 +164,37 @@ const std::vector<size_t> kX86Counts = {1, 2, 3, 8, 9, 17, 31, 32, 33, 70};
 const std::vector<size_t> kPortableCounts = {1, 2, 9};
 constexpr size_t kPortableBitsliced = 70;
 const std::vector<size_t> kSerialCounts = {1, 3};
+// The calls that get kExtraSecrets more random secrets, within the time a
+// CTest entry should take (~20 us a step, per run): set_key and
+// encrypt_block, every x86 function at one block, the portable ECB at one
+// block (its byte-sliced kernel, which every portable function reaches),
+// and the mode functions over the bare x86 engines.
+const std::vector<size_t> kX86ExtraCounts = {1};
+const std::vector<size_t> kPortableExtraCounts = {1};  // ecb (enc) only
+const std::vector<size_t> kSerialExtraCounts = {1};
+constexpr bool kFullCheck = true;
 #else
-// The leak is the same in every call: one call per function shows it is found there.
+// The leak is the same in every call: one call per function shows it is found
+// there, with x and ~x, and the engines' own functions suffice.
+constexpr bool kFullCheck = false;
 const std::vector<size_t> kSerialCounts = {2};
 const std::vector<size_t> kX86Counts = {2};
 const std::vector<size_t> kPortableCounts = {2};
 constexpr size_t kPortableBitsliced = 0;
+const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCounts;
 #endif
 
 // --- what is traced -------------------------------------------------------------
 
-enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb };
+enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
+                // The provider's mode code (sm4_modes.cpp) over the engine.
+                mode_cbc_enc, mode_cbc_dec, mode_cfb_enc, mode_cfb_dec, mode_ofb, mode_ctr };
 constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb};
+const std::vector<Fn> kNoFns;
+const std::vector<Fn> kModeFns = {Fn::mode_cbc_enc, Fn::mode_cbc_dec, Fn::mode_cfb_enc,
+                           Fn::mode_cfb_dec, Fn::mode_ofb, Fn::mode_ctr};
 
 const char* fn_name(Fn f) {
     switch (f) {
@@ -174,9 +208,22 @@ const char* fn_name(Fn f) {
         case Fn::cbc_encrypt: return "cbc_encrypt";
         case Fn::cfb_encrypt: return "cfb_encrypt";
         case Fn::ofb: return "ofb";
+        case Fn::mode_cbc_enc: return "sm4_cbc (enc)";
+        case Fn::mode_cbc_dec: return "sm4_cbc (dec)";
+        case Fn::mode_cfb_enc: return "sm4_cfb (enc)";
+        case Fn::mode_cfb_dec: return "sm4_cfb (dec)";
+        case Fn::mode_ofb: return "sm4_ofb";
+        case Fn::mode_ctr: return "sm4_ctr";
     }
     return "?";
 }
+bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc; }
+// The stream modes are traced from the middle of a block: a 5-byte call
+// before the traced one leaves num = 5 and a secret keystream (or CFB/OFB
+// register); the traced call then finishes that block (11 bytes), runs n
+// whole blocks and ends a few bytes into the next one (Job::tail_bytes).
+bool is_stream_mode(Fn f) { return is_mode(f) && f != Fn::mode_cbc_enc && f != Fn::mode_cbc_dec; }
+constexpr size_t kWarmUpBytes = 5;
 bool takes_count(Fn f) { return f != Fn::set_key && f != Fn::encrypt_block; }
 // The fused serial modes run one block after another through the same code
 // (~900 steps a block): one and three blocks show the first block and the
@@ -193,13 +240,35 @@ bool present(const hwaccel::Sm4Engine& e, Fn f) {
 }
 // CBC and CFB decryption read public ciphertext and IV (which may pass through
 // GPRs, e.g. the copy of the chaining block): there only the key is secret.
-bool input_is_secret(Fn f) { return f != Fn::cbc_decrypt && f != Fn::cfb_decrypt; }
+bool input_is_secret(Fn f) {
+    return f != Fn::cbc_decrypt && f != Fn::cfb_decrypt && f != Fn::mode_cbc_dec && f != Fn::mode_cfb_dec;
+}
 
 struct Job {
-    const hwaccel::Sm4Engine* engine;
+    const hwaccel::Sm4Engine* engine;  // as registered (named in the report)
     Fn fn;
     size_t blocks;
+    int runs;           // secrets compared: x, ~x and runs - 2 random ones
+    bool bare = false;  // mode functions: over a copy of the engine without optional members
+    size_t tail_bytes = 3;  // stream mode functions: bytes past the whole blocks
 };
+
+// The engine a job runs: for bare jobs a copy without the optional fused
+// modes, made before any child is forked, so the copy is at the same address
+// in every run.
+std::map<const hwaccel::Sm4Engine*, hwaccel::Sm4Engine> bare_copies;
+void make_bare_copies() {
+    for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines()) {
+        hwaccel::Sm4Engine bare = *e;
+        bare.ctr = nullptr;
+        bare.cbc_decrypt = bare.cfb_decrypt = nullptr;
+        bare.cbc_encrypt = bare.cfb_encrypt = bare.ofb = nullptr;
+        bare_copies[e] = bare;
+    }
+}
+const hwaccel::Sm4Engine& engine_of(const Job& job) {
+    return job.bare ? bare_copies.at(job.engine) : *job.engine;
+}
 
 // Everything a traced call touches, its stack included. Static storage,
 // written only by the children: a forked child has it at the parent's
@@ -210,33 +279,70 @@ struct Buffers {
     alignas(64) uint8_t in[16 * kMaxBlocks];
     alignas(64) uint8_t out[16 * kMaxBlocks];
     alignas(64) uint8_t counter_or_iv[16];
+    alignas(64) hwaccel::Sm4State state;  // the mode functions' context
     alignas(64) uint8_t stack[1 << 20];
 };
 Buffers buffers;
 
-void fill(uint8_t* p, size_t n, uint8_t seed, bool complement) {
-    for (size_t i = 0; i < n; ++i) {
-        const uint8_t v = static_cast<uint8_t>(seed + 31 * i + (i >> 3));
-        p[i] = complement ? static_cast<uint8_t>(~v) : v;
+// The run seed: every secret derives from it, the job and the run.
+uint64_t run_seed = 0;
+
+uint64_t splitmix64(uint64_t& x) {
+    uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Secret bytes for run `run` of the job numbered `job_index`: run 0 a random
+// x, run 1 its complement, later runs independent random values. `stream`
+// tells the buffers apart.
+void fill_secret(uint8_t* p, size_t n, size_t job_index, int run, uint64_t stream) {
+    uint64_t x = run_seed ^ (job_index * 0x100000001b3ull) ^ (stream << 56) ^
+                 (run >= 2 ? static_cast<uint64_t>(run) << 48 : 0);
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t v = splitmix64(x);
+        for (size_t k = 0; k < 8 && i + k < n; ++k, v >>= 8)
+            p[i + k] = static_cast<uint8_t>(run == 1 ? ~v : v);
     }
 }
 
-// Sets up run 0 or 1 of a job, outside the traced region. Run 1's secrets
-// are the complement of run 0's; public data is the same in both runs.
-void prepare(const Job& job, int run) {
+void fill_public(uint8_t* p, size_t n, uint8_t seed) {
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(seed + 31 * i + (i >> 3));
+}
+
+// Sets up one run of a job, outside the traced region. Only the secrets
+// differ between runs; public data is the same in all.
+void prepare(const Job& job, size_t job_index, int run) {
     Buffers& b = buffers;
-    const bool flip = run == 1;
-    fill(b.user_key, sizeof b.user_key, 1, flip);
-    fill(b.in, sizeof b.in, 2, flip && input_is_secret(job.fn));
+    const hwaccel::Sm4Engine& e = engine_of(job);
+    fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
+    if (input_is_secret(job.fn)) fill_secret(b.in, sizeof b.in, job_index, run, 2);
+    else fill_public(b.in, sizeof b.in, 2);
     std::memset(b.out, 0, sizeof b.out);
     // Public: the CTR counter (its low 64 bits carry inside the longer calls)
     // or the IV.
-    fill(b.counter_or_iv, sizeof b.counter_or_iv, 3, false);
+    fill_public(b.counter_or_iv, sizeof b.counter_or_iv, 3);
     std::memset(b.counter_or_iv + 8, 0xFF, 7);
     b.counter_or_iv[15] = 0xF0;
     // The bulk functions see the round keys, not the user key: computed here,
-    // different in the two runs.
-    if (job.fn != Fn::set_key) job.engine->set_key(&b.key, b.user_key);
+    // different in every run.
+    if (job.fn != Fn::set_key) e.set_key(&b.key, b.user_key);
+    if (!is_mode(job.fn)) return;
+    hwaccel::Sm4State& st = b.state;
+    std::memset(&st, 0, sizeof st);
+    st.engine = &e;
+    e.set_key(&st.key, b.user_key);
+    std::memcpy(st.iv, b.counter_or_iv, sizeof st.iv);
+    // Mid-block: num = 5, and the keystream (CTR) or the register (CFB, OFB)
+    // derived from the secret key.
+    uint8_t warm_out[kWarmUpBytes];
+    if (job.fn == Fn::mode_cfb_enc || job.fn == Fn::mode_cfb_dec)
+        hwaccel::sm4_cfb(st, job.fn == Fn::mode_cfb_enc, warm_out, b.in, kWarmUpBytes);
+    else if (job.fn == Fn::mode_ofb)
+        hwaccel::sm4_ofb(st, warm_out, b.in, kWarmUpBytes);
+    else if (job.fn == Fn::mode_ctr)
+        hwaccel::sm4_ctr(st, warm_out, b.in, kWarmUpBytes);
 }
 
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
@@ -256,8 +362,11 @@ volatile uint8_t leak_sink;
 // The traced region: one engine call (and, in the leak variant, the leak).
 void run_job(const void* arg) {
     const Job& job = *static_cast<const Job*>(arg);
-    const hwaccel::Sm4Engine& e = *job.engine;
+    const hwaccel::Sm4Engine& e = engine_of(job);
     Buffers& b = buffers;
+    hwaccel::Sm4State& st = b.state;
+    const size_t bytes = (16 - kWarmUpBytes) + 16 * job.blocks + job.tail_bytes;
+    const uint8_t* stream_in = b.in + kWarmUpBytes;
     switch (job.fn) {
         case Fn::set_key: e.set_key(&b.key, b.user_key); break;
         case Fn::ecb_enc: e.ecb(&b.key, false, b.out, b.in, job.blocks); break;
@@ -269,6 +378,12 @@ void run_job(const void* arg) {
         case Fn::cbc_encrypt: e.cbc_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cfb_encrypt: e.cfb_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::ofb: e.ofb(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::mode_cbc_enc: hwaccel::sm4_cbc(st, true, b.out, b.in, job.blocks); break;
+        case Fn::mode_cbc_dec: hwaccel::sm4_cbc(st, false, b.out, b.in, job.blocks); break;
+        case Fn::mode_cfb_enc: hwaccel::sm4_cfb(st, true, b.out, stream_in, bytes); break;
+        case Fn::mode_cfb_dec: hwaccel::sm4_cfb(st, false, b.out, stream_in, bytes); break;
+        case Fn::mode_ofb: hwaccel::sm4_ofb(st, b.out, stream_in, bytes); break;
+        case Fn::mode_ctr: hwaccel::sm4_ctr(st, b.out, stream_in, bytes); break;
     }
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
     sm4_ct_deliberate_leak(b.user_key);
@@ -520,7 +635,8 @@ std::string describe_status(int status) {
 }
 
 // ptrace itself refused (seccomp, a container policy, another tracer):
-// skip. Anything else is a failure of the run.
+// the check cannot run (see unavailable()). Anything else is a failure of
+// the run.
 void ptrace_or_throw(__ptrace_request request, pid_t pid, void* data, const char* what) {
     if (ptrace(request, pid, nullptr, data) == 0) return;
     if (errno == EPERM || errno == ENOSYS || errno == EACCES)
@@ -538,29 +654,29 @@ void wait_trap(pid_t pid) {
     throw "the traced child " + describe_status(status);
 }
 
-pid_t spawn(const Job& job, int run) {
+pid_t spawn(const Job& job, size_t job_index, int run) {
     const pid_t pid = fork();
     if (pid < 0) throw std::string("fork: ") + std::strerror(errno);
     if (pid == 0) {
         // Forked from a threaded process: only async-signal-safe calls here,
         // no stdio.
         if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(kChildCannotTrace);
-        prepare(job, run);
+        prepare(job, job_index, run);
         call_between_markers(job);
         _exit(0);
     }
     return pid;
 }
 
-// Runs the job as run 0 or 1 in a child and records its registers at every
+// Runs the job as run `run` in a child and records its registers at every
 // step from the start marker to the end marker.
-void record(const Job& job, int run, Trace& t) {
+void record(const Job& job, size_t job_index, int run, Trace& t) {
     t.steps.clear();
     t.error.clear();
     t.skip.clear();
     pid_t pid = -1;
     try {
-        pid = spawn(job, run);
+        pid = spawn(job, job_index, run);
         wait_trap(pid);  // the start marker
         // The child dies with the tracer, whatever happens to it.
         ptrace_or_throw(PTRACE_SETOPTIONS, pid, reinterpret_cast<void*>(PTRACE_O_EXITKILL), "PTRACE_SETOPTIONS");
@@ -640,37 +756,87 @@ Result compare(const Trace& a, const Trace& b) {
     return res;
 }
 
-// Both runs of a job at once, one tracer thread each (the machine's two
-// cores step the two children in parallel), then the comparison.
-Result trace(const Job& job, Trace (&traces)[2]) {
-    std::thread other([&] { record(job, 1, traces[1]); });
-    record(job, 0, traces[0]);
+uint64_t recorded_steps = 0;  // over every run: what the time goes on (~20 us a step)
+
+const char* secret_of_run(int run) {
+    return run == 0 ? "x" : run == 1 ? "its complement" : "another random secret";
+}
+
+// Every run of a job, two at a time (one tracer thread each: the machine's
+// two cores step two children in parallel), then each compared with run 0.
+Result trace(const Job& job, size_t job_index, std::vector<Trace>& traces) {
+    traces.resize(job.runs);
+    std::thread other([&] {
+        for (int run = 1; run < job.runs; run += 2) record(job, job_index, run, traces[run]);
+    });
+    for (int run = 0; run < job.runs; run += 2) record(job, job_index, run, traces[run]);
     other.join();
-    for (const Trace& t : traces)
+    for (const Trace& t : traces) {
         if (!t.skip.empty()) throw Skip{t.skip};
+        recorded_steps += t.steps.size();
+    }
     Result res;
     for (const Trace& t : traces)
         if (!t.error.empty()) res.error += (res.error.empty() ? "" : "; ") + t.error;
     if (!res.error.empty()) return res;
-    return compare(traces[0], traces[1]);
+    for (int run = 1; run < job.runs; ++run) {
+        Result r = compare(traces[0], traces[run]);
+        const std::string pair = std::string(" (x against ") + secret_of_run(run) + ")";
+        for (std::string* m : {&r.address_leak, &r.flow_leak, &r.error})
+            if (!m->empty()) *m += pair;
+        if (r.failed()) return r;
+        res.steps = r.steps;
+        if (r.data_steps > res.data_steps) res.data_steps = r.data_steps;
+    }
+    return res;
 }
 
 // --- the two modes -------------------------------------------------------------------
 
+bool contains(const std::vector<size_t>& v, size_t n) {
+    for (size_t x : v)
+        if (x == n) return true;
+    return false;
+}
+
 std::vector<Job> jobs_for(const hwaccel::Sm4Engine& e) {
     // The portable engine closes every engine list.
     const hwaccel::Sm4Engine* portable = *(hwaccel::sm4_engines().end() - 1);
-    const std::vector<size_t>& counts = &e == portable ? kPortableCounts : kX86Counts;
+    const bool is_portable = &e == portable;
+    const std::vector<size_t>& counts = is_portable ? kPortableCounts : kX86Counts;
+    const std::vector<size_t>& extra = is_portable ? kPortableExtraCounts : kX86ExtraCounts;
     std::vector<Job> jobs;
+    auto add = [&](Fn f, size_t n, bool more_secrets, bool bare = false) {
+        jobs.push_back({&e, f, n, more_secrets && kFullCheck ? kMaxRuns : 2, bare, 3});
+    };
     for (Fn f : kFns) {
         if (!present(e, f)) continue;
-        if (!takes_count(f)) jobs.push_back({&e, f, 1});
+        if (!takes_count(f)) add(f, 1, true);
         else if (is_serial(f))
-            for (size_t n : kSerialCounts) jobs.push_back({&e, f, n});
+            for (size_t n : kSerialCounts) add(f, n, contains(kSerialExtraCounts, n));
         else
-            for (size_t n : counts) jobs.push_back({&e, f, n});
-        if (&e == portable && f == Fn::ecb_enc && kPortableBitsliced) jobs.push_back({&e, f, kPortableBitsliced});
+            for (size_t n : counts) add(f, n, contains(extra, n) && (!is_portable || f == Fn::ecb_enc));
+        if (is_portable && f == Fn::ecb_enc && kPortableBitsliced) add(f, kPortableBitsliced, false);
     }
+    // The provider's mode code over the bare engines, which takes every
+    // fallback and serial loop (over an engine with fused modes it only
+    // dispatches to them, traced above): CBC over two blocks, the stream
+    // modes over the rest of a block, one whole block and 3 bytes of the
+    // next. Over the x86 engines with every secret; over the portable one
+    // (~9000 steps a block) with x and ~x and without the 3 bytes: the serial
+    // loops and fallbacks there are the ones the portable engine uses as it is.
+    for (Fn f : kFullCheck ? kModeFns : kNoFns) {
+        const size_t n = is_stream_mode(f) ? 1 : is_portable ? 1 : 2;
+        add(f, n, !is_portable, true);
+        if (is_portable) jobs.back().tail_bytes = 0;
+    }
+    return jobs;
+}
+
+std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines) {
+    std::vector<Job> jobs;
+    for (const hwaccel::Sm4Engine* e : engines)
+        for (const Job& j : jobs_for(*e)) jobs.push_back(j);
     return jobs;
 }
 
@@ -694,57 +860,62 @@ void ignore_trap(int) {}
 int run_native(const std::vector<const hwaccel::Sm4Engine*>& engines) {
     signal(SIGTRAP, ignore_trap);
     size_t calls = 0;
-    for (const hwaccel::Sm4Engine* e : engines)
-        for (const Job& job : jobs_for(*e))
-            for (int run = 0; run < 2; ++run) {
-                prepare(job, run);
-                call_between_markers(job);
-                ++calls;
-            }
+    const std::vector<Job> jobs = all_jobs(engines);
+    for (size_t i = 0; i < jobs.size(); ++i)
+        for (int run = 0; run < jobs[i].runs; ++run) {
+            prepare(jobs[i], i, run);
+            call_between_markers(jobs[i]);
+            ++calls;
+        }
     std::printf("%zu calls ran natively, untraced\n", calls);
     return 0;
 }
 
 int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
     const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<Job> jobs = all_jobs(engines);  // at fixed addresses while traced
+    std::printf("secrets: x random (HWACCEL_CT_SEED=0x%016llx), its complement, and at one block count\n"
+                "per code path %d more random ones; every run compared with x's\n",
+                static_cast<unsigned long long>(run_seed), kExtraSecrets);
     // Warm-up: lazy PLT binding and any first-use work happen here, once,
-    // rather than in every traced call (they would be identical in both runs
+    // rather than in every traced call (they would be identical in every run
     // anyway; this only saves steps). The markers are no-ops meanwhile.
     signal(SIGTRAP, ignore_trap);
-    for (const hwaccel::Sm4Engine* e : engines)
-        for (const Job& job : jobs_for(*e)) {
-            prepare(job, 0);
-            call_between_markers(job);
-        }
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        prepare(jobs[i], i, 0);
+        call_between_markers(jobs[i]);
+    }
     signal(SIGTRAP, SIG_DFL);
     std::fflush(stdout);
 
-    Trace traces[2];
+    std::vector<Trace> traces;
     int failed = 0;
     uint64_t total_steps = 0;
-    for (const hwaccel::Sm4Engine* e : engines) {
-        const std::vector<Job> jobs = jobs_for(*e);  // at fixed addresses while traced
+    for (size_t i = 0; i < jobs.size();) {
+        const hwaccel::Sm4Engine* e = jobs[i].engine;
         uint64_t engine_steps = 0;
         int engine_failed = 0;
-        for (size_t i = 0; i < jobs.size();) {
+        while (i < jobs.size() && jobs[i].engine == e) {
             // One line per function: its calls over all block counts.
             const Fn f = jobs[i].fn;
+            const bool bare = jobs[i].bare;
             uint64_t steps = 0, data_steps = 0;
-            int calls = 0, bad = 0;
-            for (; i < jobs.size() && jobs[i].fn == f; ++i) {
+            int calls = 0, bad = 0, secrets = 0;
+            for (; i < jobs.size() && jobs[i].engine == e && jobs[i].fn == f && jobs[i].bare == bare; ++i) {
                 const Job& job = jobs[i];
-                const Result r = trace(job, traces);
+                const Result r = trace(job, i, traces);
                 steps += r.steps;
                 data_steps += r.data_steps;
+                secrets += job.runs;
                 ++calls;
                 if (!r.failed()) continue;
                 // Details for the first failing call of a function; later ones
                 // only count.
                 if (bad++ == 0) {
-                    const std::string call = std::string(e->name) + " " + fn_name(f) +
+                    const std::string call = std::string(e->name) + (bare ? " bare" : "") + " " + fn_name(f) +
                                              (takes_count(f) ? ", " + std::to_string(job.blocks) + " blocks" : "");
-                    for (const std::string* s : {&r.address_leak, &r.flow_leak, &r.error})
-                        if (!s->empty()) std::printf("FAIL %s: %s\n", call.c_str(), s->c_str());
+                    for (const std::string* m : {&r.address_leak, &r.flow_leak, &r.error})
+                        if (!m->empty()) std::printf("FAIL %s: %s\n", call.c_str(), m->c_str());
                 }
             }
             std::string how;
@@ -753,8 +924,9 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
             else
                 how = "secret data in GPRs/RFLAGS at " + std::to_string(data_steps) +
                       " steps, never in an address, a branch or a DIV";
-            std::printf("  %-10s %-14s %2d call(s) %7llu steps: %s\n", e->name, fn_name(f), calls,
-                        static_cast<unsigned long long>(steps), how.c_str());
+            const std::string label = std::string(bare ? "bare " : "") + fn_name(f);
+            std::printf("  %-10s %-20s %2d call(s) %2d secrets %7llu steps: %s\n", e->name, label.c_str(), calls,
+                        secrets, static_cast<unsigned long long>(steps), how.c_str());
             std::fflush(stdout);
             engine_steps += steps;
             engine_failed += bad;
@@ -766,9 +938,37 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
         failed += engine_failed;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%zu engine(s), %llu steps in %.1f s, %d failing call(s)\n", engines.size(),
-                static_cast<unsigned long long>(total_steps), secs, failed);
+    std::printf("%zu engine(s), %llu steps compared, %llu recorded in %.1f s, %d failing call(s)\n",
+                engines.size(), static_cast<unsigned long long>(total_steps),
+                static_cast<unsigned long long>(recorded_steps), secs, failed);
     return failed || engines.empty() ? 1 : 0;
+}
+
+// The seed of every secret: HWACCEL_CT_SEED (hex or decimal) reproduces a
+// run; otherwise a fresh one.
+uint64_t choose_seed() {
+    if (const char* s = std::getenv("HWACCEL_CT_SEED"); s && *s) return std::strtoull(s, nullptr, 0);
+    uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    if (FILE* f = std::fopen("/dev/urandom", "rb")) {
+        if (std::fread(&seed, sizeof seed, 1, f) != 1) seed ^= static_cast<uint64_t>(getpid());
+        std::fclose(f);
+    }
+    return seed;
+}
+
+// A missing tool makes the check fail, unless HWACCEL_ALLOW_CT_SKIP=1 says
+// a skip is acceptable here.
+int unavailable(const std::string& why) {
+    const char* allow = std::getenv("HWACCEL_ALLOW_CT_SKIP");
+    if (allow && std::strcmp(allow, "1") == 0) {
+        std::printf("SKIPPED (HWACCEL_ALLOW_CT_SKIP=1): ptrace is not permitted here (%s)\n", why.c_str());
+        return kSkipExit;
+    }
+    std::printf("FAIL: ptrace is not permitted here (%s), so the constant-time trace check cannot run;\n"
+                "allow ptrace (e.g. the container's seccomp profile, kernel.yama.ptrace_scope) or set\n"
+                "HWACCEL_ALLOW_CT_SKIP=1 to accept skipping it\n",
+                why.c_str());
+    return 1;
 }
 
 }  // namespace
@@ -783,12 +983,13 @@ int main(int argc, char** argv) {
             return 2;
         } else names.push_back(argv[i]);
     }
+    run_seed = choose_seed();
+    make_bare_copies();
     const std::vector<const hwaccel::Sm4Engine*> engines = engines_to_check(names);
     if (native) return run_native(engines);
     try {
         return run_traced(engines);
     } catch (const Skip& s) {
-        std::printf("SKIPPED: ptrace is not permitted here (%s)\n", s.why.c_str());
-        return kSkipExit;
+        return unavailable(s.why);
     }
 }
