@@ -2,7 +2,9 @@
 # Installs, from Debian's packages, whatever the build, tests and benchmark
 # need and this machine lacks. Safe to run again: installed packages are skipped.
 set -euo pipefail
-packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox)
+# clang-14 and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh).
+packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox
+          clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

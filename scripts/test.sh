@@ -12,6 +12,9 @@
 #      big-endian machine, and the CPACF engines' backend and EVP suites under
 #      the KIMD/KLMD instruction model. Skipped on an s390x host, whose
 #      native build (step 1) already runs the CPACF engines and test/s390x.
+#   5. Differential fuzzing, briefly (scripts/fuzz.sh): clang-14 build with
+#      libFuzzer, ASan and UBSan; every fuzz target for every engine this CPU
+#      runs (PHE under its model), 2 seconds each from the seed corpus.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -37,5 +40,8 @@ if [ "$(uname -m)" != s390x ]; then
     echo "== s390x cross build under qemu"
     scripts/cross-s390x.sh "$top/build-s390x"
 fi
+
+echo "== Fuzzing (2 s per target and engine)"
+scripts/fuzz.sh 2 "$top/build-fuzz"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"
