@@ -17,7 +17,7 @@ namespace {
 enum class Op : uint8_t { kUpdate, kLongUpdate, kCopy, kFinal, kFinalXof, kReinit, kEmptyUpdate, kMax = kEmptyUpdate };
 
 constexpr size_t kMaxXof = 1000;
-constexpr size_t kMaxLongUpdate = 20000;  // several bulk calls of every engine
+constexpr size_t kMaxLongUpdate = 4096;  // several bulk calls of every engine
 
 // The same operations on ours and theirs.
 struct Pair {

@@ -24,7 +24,7 @@ enum class Op : uint8_t {
 };
 
 constexpr size_t kBlock = 16;
-constexpr size_t kMaxLongUpdate = 20000;
+constexpr size_t kMaxLongUpdate = 4096;  // 256 blocks: every bulk path several times
 
 struct Mode {
     const char* name;
