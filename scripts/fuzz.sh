@@ -63,6 +63,7 @@ run() {  # target selection [extra environment...]
     local stats
     stats=$(echo "$out" | grep -E '^#[0-9]+[[:space:]]+DONE' | tail -1 || true)
     echo "   $stats"
+    echo "$out" | grep '^phe model:' | sed 's/^/   /' || true
     if [ -n "${FUZZ_LOG:-}" ]; then
         echo "$(date -u +%FT%TZ) $target HWACCEL_ENGINES=$selection $* | $stats |" \
             "$(echo "$out" | grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' | tr "\n" " " || true)" >>"$FUZZ_LOG"

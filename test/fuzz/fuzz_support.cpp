@@ -66,7 +66,16 @@ const Providers& providers() {
 #if defined(HWACCEL_FUZZ_PHE_MODEL)
         // Before libFuzzer sets its own signal handlers (it leaves an
         // installed SA_SIGINFO handler for SIGILL alone).
-        if (std::getenv("HWACCEL_TEST_CPU")) hwaccel::test::phe::install();
+        if (std::getenv("HWACCEL_TEST_CPU")) {
+            hwaccel::test::phe::install();
+            // Proof that the engine ran under the model, not around it.
+            std::atexit([] {
+                const auto c = hwaccel::test::phe::counters();
+                std::fprintf(stderr, "phe model: %llu rep xsha1, %llu rep xsha256 performed\n",
+                             static_cast<unsigned long long>(c.xsha1),
+                             static_cast<unsigned long long>(c.xsha256));
+            });
+        }
 #endif
         Providers out{OSSL_LIB_CTX_new(), ""};
         const std::string dir = module_dir();
