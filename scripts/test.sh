@@ -15,10 +15,17 @@
 #   5. Differential fuzzing, briefly (scripts/fuzz.sh): clang-14 build with
 #      libFuzzer, ASan and UBSan; every fuzz target for every engine this CPU
 #      runs (PHE under its model), 2 seconds each from the seed corpus.
+#   6. The engine manifest: the suites of steps 1-4 append the engines they
+#      ran, and how (natively, under an instruction model), to one file;
+#      scripts/engine-manifest.py prints it against the registry's list
+#      (hwaccel-engines) and fails if an engine this CPU runs missed a suite.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 start=$(date +%s)
+export HWACCEL_ENGINE_MANIFEST="$top/build/engine-manifest.txt"
+mkdir -p "$top/build"
+rm -f "$HWACCEL_ENGINE_MANIFEST"
 
 scripts/install-deps.sh
 
@@ -38,10 +45,15 @@ scripts/test-against.sh "$prefix" "$top/build"
 
 if [ "$(uname -m)" != s390x ]; then
     echo "== s390x cross build under qemu"
-    scripts/cross-s390x.sh "$top/build-s390x"
+    HWACCEL_ENGINE_MANIFEST_HOW="s390x under qemu-s390x-static" \
+    HWACCEL_ENGINE_MANIFEST_MODELS="cpacf=KIMD/KLMD instruction model under qemu" \
+        scripts/cross-s390x.sh "$top/build-s390x"
 fi
 
 echo "== Fuzzing (2 s per target and engine)"
 scripts/fuzz.sh 2 "$top/build-fuzz"
+
+echo "== Engine manifest"
+python3 scripts/engine-manifest.py "$top/build/tools/hwaccel-engines" "$HWACCEL_ENGINE_MANIFEST"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hwaccel/cpu.hpp"
+#include "support/engine_manifest.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
 // Backend internals are not on the test include path; reach them by path.
@@ -87,7 +88,10 @@ uint8_t* ptr(Bytes& b) {
 std::vector<const Sm4Engine*> engines() {
     std::vector<const Sm4Engine*> list;
     for (const Sm4Engine* e : hwaccel::sm4_engines())
-        if (e->available(hwaccel::cpu_features())) list.push_back(e);
+        if (e->available(hwaccel::cpu_features())) {
+            list.push_back(e);
+            hwaccel::test::record_engine("sm4", e->name, "backend");  // the engine manifest
+        }
     return list;
 }
 

@@ -77,6 +77,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "support/engine_manifest.hpp"
 
 // fn(arg) between two int3 markers, on the stack whose top is stack_top, and
 // entered with every GPR but RSP, RAX (fn) and RDI (arg) zeroed. So both runs
@@ -934,6 +935,9 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
         std::printf("sm4 engine %s: %s, %llu steps compared\n", e->name,
                     engine_failed ? "FAILED" : "no secret-dependent branch or address",
                     static_cast<unsigned long long>(engine_steps));
+#ifndef SM4_CT_TRACE_DELIBERATE_LEAK
+        if (!engine_failed) hwaccel::test::record_engine("sm4", e->name, "ct-trace");  // the engine manifest
+#endif
         total_steps += engine_steps;
         failed += engine_failed;
     }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "hwaccel/registry.hpp"
+#include "support/engine_manifest.hpp"
 
 namespace hwaccel::test {
 
@@ -66,6 +67,7 @@ MdPtr LoadedProvider::md(const char* name) const {
     INFO("fetching " << name << " from hwaccel: " << take_errors());
     REQUIRE(md != nullptr);
     REQUIRE(provider_of(md.get()) == "hwaccel");
+    record_provider_engine(engines(), family_of_algorithm(name), "evp");  // the engine manifest
     return md;
 }
 
@@ -81,6 +83,7 @@ CipherPtr LoadedProvider::cipher(const char* name) const {
     INFO("fetching " << name << " from hwaccel: " << take_errors());
     REQUIRE(c != nullptr);
     REQUIRE(provider_of(c.get()) == "hwaccel");
+    record_provider_engine(engines(), family_of_algorithm(name), "evp");  // the engine manifest
     return c;
 }
 

@@ -19,6 +19,7 @@
 #include "digest/md_hasher.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
+#include "support/engine_manifest.hpp"
 
 namespace hwaccel::test {
 
@@ -174,6 +175,8 @@ struct Combo {
     std::string label() const { return std::string(algo->name) + " [" + engine_name() + "]"; }
 
     Hasher make() const {
+        static const char* const kFamily[] = {"sha1", "sha256", "sha3"};  // as Family, registry names
+        record_engine(kFamily[static_cast<int>(algo->family)], engine_name(), "backend");
         switch (algo->id) {
         case Algo::kSha1: return Hasher(*algo, make_sha1(sha1));
         case Algo::kSha224: return Hasher(*algo, make_sha224(sha256));

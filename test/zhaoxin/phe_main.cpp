@@ -9,9 +9,19 @@
 #define CATCH_CONFIG_NO_POSIX_SIGNALS
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <string>
+
 #include "phe_model.hpp"
 
 int main(int argc, char* argv[]) {
     hwaccel::test::phe::install();
+    // The engine manifest (support/engine_manifest.hpp): what the suites
+    // record for the PHE engine here ran under the model, not natively.
+    if (hwaccel::test::phe::model_active()) {
+        const char* models = std::getenv("HWACCEL_ENGINE_MANIFEST_MODELS");
+        std::string all = models && *models ? std::string(models) + ";" : "";
+        setenv("HWACCEL_ENGINE_MANIFEST_MODELS", (all + "phe=PHE SIGILL instruction model").c_str(), 1);
+    }
     return Catch::Session().run(argc, argv);
 }
