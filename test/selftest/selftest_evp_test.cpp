@@ -4,6 +4,8 @@
 // what EVP serves still equals the default provider. A forced engine that
 // fails, or a family where nothing passes, stops the load.
 #include <openssl/err.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -178,6 +180,24 @@ TEST_CASE("self-test: without injected failures nothing is replaced", "[selftest
     LoadedProvider prov;
     CHECK(prov.engines() == describe(best_selection(cpu_features())));
     CHECK(take_errors().empty());
+}
+
+TEST_CASE("self-test: the production module ignores HWACCEL_TEST_BREAK", "[selftest]") {
+    const Selection best = best_selection(cpu_features());
+    BreakEngines broken(std::string("sm4:") + best.sm4->name + ",sha256:" + best.sha256->name);
+    OSSL_LIB_CTX* ctx = OSSL_LIB_CTX_new();
+    REQUIRE(ctx != nullptr);
+    OSSL_PROVIDER_set_default_search_path(ctx, HWACCEL_PRODUCTION_MODULE_DIR);
+    OSSL_PROVIDER* prov = OSSL_PROVIDER_load(ctx, "hwaccel");
+    INFO(take_errors());
+    REQUIRE(prov != nullptr);
+    char* engines = nullptr;
+    OSSL_PARAM request[] = {OSSL_PARAM_utf8_ptr("engines", &engines, 0), OSSL_PARAM_END};
+    CHECK(OSSL_PROVIDER_get_params(prov, request));
+    REQUIRE(engines != nullptr);
+    CHECK(std::string(engines) == describe(best));
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(ctx);
 }
 
 TEST_CASE("minimal-test: the EVP suites of test builds run over it", "[selftest][minimal]") {
