@@ -1,0 +1,15 @@
+// The allocation-failure suite's own main: OpenSSL's allocator must be
+// replaced before libcrypto allocates anything in this process.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <cstdio>
+
+#include "failing_allocator.hpp"
+
+int main(int argc, char** argv) {
+    if (!hwaccel::test::install_failing_allocator()) {
+        std::fprintf(stderr, "CRYPTO_set_mem_functions refused: libcrypto allocated before main\n");
+        return 2;
+    }
+    return Catch::Session().run(argc, argv);
+}
