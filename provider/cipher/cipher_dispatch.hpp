@@ -11,6 +11,8 @@
 //   static void bind(State&, const Selection&);
 //   static void set_key(State&, const uint8_t* key);
 //   static void forget_stream(State&);  wipes the message's keystream, num = 0
+//   static void resume_stream(State&);  num was set into a block: rebuild
+//                                       that block's stream (key is set)
 //   block modes:  static void blocks(State&, bool enc, out, in, nblocks);
 //   stream modes: static void stream(State&, bool enc, out, in, len);
 #pragma once
@@ -101,7 +103,7 @@ class CipherDispatch {
                         Mode::kIvLen, ivlen);
             return 0;
         }
-        Settings settings{ctx->padding, 0};
+        Settings settings{ctx->padding, 0, false};
         if (!read_settings(ctx, params, settings)) return 0;
         // Nothing of the previous message survives: buffered input, and the
         // keystream (CTR's block; OFB/CFB's lives in iv, replaced below).
@@ -398,6 +400,7 @@ class CipherDispatch {
     struct Settings {
         bool padding;
         unsigned num;
+        bool num_given;
     };
 
     static bool read_settings(const Ctx* ctx, const OSSL_PARAM params[], Settings& s) {
@@ -417,18 +420,23 @@ class CipherDispatch {
         }
         s.padding = padding != 0;
         s.num = num;
+        s.num_given = p != nullptr;
         return true;
     }
 
     static void apply(Ctx* ctx, const Settings& s) {
         ctx->padding = s.padding;
         ctx->state.num = s.num;
+        // A num set into a block makes the mode rebuild that block's stream
+        // from the IV register, so a stream resumed from a saved (IV, num)
+        // continues correctly.
+        if (s.num_given && s.num != 0 && ctx->key_set) Mode::resume_stream(ctx->state);
     }
 
     static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
         Ctx* ctx = cast(vctx);
         if (ctx == nullptr) return 0;
-        Settings settings{ctx->padding, ctx->state.num};
+        Settings settings{ctx->padding, ctx->state.num, false};
         if (!read_settings(ctx, params, settings)) return 0;
         apply(ctx, settings);
         return 1;

@@ -12,6 +12,8 @@ struct Sm4 {
     static void bind(State& s, const Selection& engines) { s.engine = engines.sm4; }
     static void set_key(State& s, const uint8_t* key) { s.engine->set_key(&s.key, key); }
     static void forget_stream(State& s) { sm4_forget_stream(s); }
+    // CFB and OFB keep their stream in iv: nothing to rebuild.
+    static void resume_stream(State&) {}
 };
 
 struct Sm4Ecb : Sm4 {
@@ -47,6 +49,7 @@ struct Sm4Ctr : Sm4 {
     static constexpr size_t kIvLen = 16, kBlockSize = 1;
     static constexpr bool kRestoreIvOnInit = false;  // a NULL-IV init continues the counter
     static void stream(State& s, bool, uint8_t* o, const uint8_t* i, size_t n) { sm4_ctr(s, o, i, n); }
+    static void resume_stream(State& s) { sm4_ctr_resume(s); }
 };
 
 }  // namespace

@@ -83,6 +83,17 @@ void sm4_forget_stream(Sm4State& s) {
     s.num = 0;
 }
 
+void sm4_ctr_resume(Sm4State& s) {
+    uint8_t previous[kBlock];
+    std::memcpy(previous, s.iv, kBlock);
+    // Minus one, 128-bit big-endian, wrapping: the borrow runs up through
+    // the zero bytes.
+    for (size_t i = kBlock; i-- > 0;)
+        if (previous[i]-- != 0) break;
+    s.engine->encrypt_block(&s.key, s.keystream, previous);
+    secure_zero(previous, sizeof previous);
+}
+
 void counter_add(uint8_t counter[16], uint64_t n) {
     uint64_t lo = load_be64(counter + 8);
     uint64_t hi = load_be64(counter);

@@ -38,6 +38,13 @@ void sm4_ctr(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
 // (OFB/CFB keep theirs in iv, which the next IV replaces).
 void sm4_forget_stream(Sm4State& s);
 
+// CTR with num set into a block: the keystream block becomes E(iv - 1), the
+// block the counter register has just passed. That is what it holds after any
+// processing, so a stream resumed from a saved (updated IV, num) continues
+// exactly; the default provider XORs with a stale or all-zero block instead
+// (a fresh context then "encrypts" to the plaintext).
+void sm4_ctr_resume(Sm4State& s);
+
 // Adds n to a 128-bit big-endian counter, wrapping at 2^128.
 void counter_add(uint8_t counter[16], uint64_t n);
 
