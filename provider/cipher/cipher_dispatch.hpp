@@ -29,6 +29,7 @@
 
 #include "errors.hpp"
 #include "lengths.hpp"
+#include "cipher/pkcs7.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
 
@@ -248,20 +249,6 @@ class CipherDispatch {
         }
     }
 
-    // PKCS#7: the pad length byte and all pad bytes are checked without a
-    // branch on their values.
-    static bool unpad(const uint8_t block[kBlock], size_t* len) {
-        const unsigned pad = block[kBlock - 1];
-        unsigned bad = static_cast<unsigned>((pad - 1) >> 8) |          // pad == 0
-                       static_cast<unsigned>((kBlock - pad) >> 8);      // pad > 16
-        for (unsigned i = 0; i < kBlock; ++i) {
-            unsigned in_pad = static_cast<unsigned>((kBlock - 1 - i - pad) >> 8) & 1;  // i >= 16 - pad
-            bad |= in_pad & static_cast<unsigned>(((block[i] ^ pad) + 0xff) >> 8);
-        }
-        *len = kBlock - pad;
-        return (bad & 1) == 0;
-    }
-
     static int block_final(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize) {
         if (ctx->encrypting) {
             if (!ctx->padding && ctx->buffered == 0) {
@@ -298,7 +285,7 @@ class CipherDispatch {
         Mode::blocks(state, false, plain, ctx->buf, 1);
         size_t len = kBlock;
         int ok = 1;
-        if (ctx->padding && !unpad(plain, &len)) {
+        if (ctx->padding && !pkcs7_unpad(plain, &len)) {
             raise_error(ctx->prov, kErrBadDecrypt);
             ok = 0;
         } else if (!require_room(ctx, len, outsize) || !require_output(ctx, out, len)) {
