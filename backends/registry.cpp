@@ -8,7 +8,6 @@
 #include "testing/testing_engines.hpp"
 #endif
 #if defined(__x86_64__)
-#include "x86/keccak_x86.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
 #include "zhaoxin/phe_engines.hpp"
@@ -23,7 +22,7 @@ namespace {
 // Best first; the portable engine closes every list.
 const Sha1Engine* const kSha1[] = {
 #if defined(__x86_64__)
-    &x86::sha1_shani,
+    &x86::sha1_sha_ni,
     &zhaoxin::sha1_phe,  // after SHA-NI: a CPU with both uses SHA-NI, as the kernel does
 #endif
 #if defined(__s390x__)
@@ -33,7 +32,7 @@ const Sha1Engine* const kSha1[] = {
 };
 const Sha256Engine* const kSha256[] = {
 #if defined(__x86_64__)
-    &x86::sha256_shani,
+    &x86::sha256_sha_ni,
     &zhaoxin::sha256_phe,
 #endif
 #if defined(__s390x__)
@@ -43,7 +42,7 @@ const Sha256Engine* const kSha256[] = {
 };
 const KeccakEngine* const kKeccak[] = {
 #if defined(__x86_64__)
-    &x86::keccak_bmi,
+    &x86::keccak_x86_bmi2,
 #endif
 #if defined(__s390x__)
     &s390x::keccak_cpacf,

@@ -318,6 +318,7 @@ bool available(const CpuFeatures&) { return true; }
 
 }  // namespace
 
-const KeccakEngine keccak = {"generic", available, absorb, permute};
+const KeccakEngine keccak = {
+    .name = "generic", .available = available, .absorb = absorb, .permute = permute};
 
 }  // namespace hwaccel::generic

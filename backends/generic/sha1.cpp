@@ -96,6 +96,6 @@ bool available(const CpuFeatures&) { return true; }
 
 }  // namespace
 
-const Sha1Engine sha1 = {"generic", available, blocks};
+const Sha1Engine sha1 = {.name = "generic", .available = available, .blocks = blocks};
 
 }  // namespace hwaccel::generic

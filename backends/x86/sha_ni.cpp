@@ -21,6 +21,7 @@
 
 #include "x86/x86_engines.hpp"
 #include "hwaccel/cpu.hpp"
+#include "hwaccel/sha256_constants.hpp"
 
 #define HWACCEL_SHANI __attribute__((target("sha,sse4.1,ssse3")))
 #define HWACCEL_SHANI_INLINE inline __attribute__((always_inline, target("sha,sse4.1,ssse3")))
@@ -36,17 +37,6 @@ HWACCEL_SHANI_INLINE __m128i load(const uint8_t* p) {
 
 // ---------------------------------------------------------------- SHA-256
 
-alignas(16) constexpr uint32_t kK256[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
 // Rounds 4I..4I+3. sha256rnds2 does two rounds on the state split as ABEF /
 // CDGH and takes W+K for those rounds in the low two lanes; the two halves
 // swap roles every call, so no moves are needed. W[t] lives in a ring of four
@@ -60,7 +50,8 @@ HWACCEL_SHANI_INLINE void sha256_group(__m128i& abef, __m128i& cdgh, __m128i w[4
                                        const uint8_t* data, __m128i bswap) {
     __m128i& cur = w[I & 3];
     if constexpr (I < 4) cur = _mm_shuffle_epi8(load(data + 16 * I), bswap);
-    __m128i wk = _mm_add_epi32(cur, _mm_load_si128(reinterpret_cast<const __m128i*>(kK256 + 4 * I)));
+    const auto* k = reinterpret_cast<const __m128i*>(kSha256RoundConstants + 4 * I);
+    __m128i wk = _mm_add_epi32(cur, _mm_load_si128(k));
     cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
     if constexpr (I >= 3 && I <= 14) {
         __m128i& next = w[(I + 1) & 3];  // holds msg1(W[4I-12..], W[4I-8..])
@@ -166,7 +157,8 @@ HWACCEL_SHANI void sha1_blocks(uint32_t state[5], const uint8_t* data, size_t nb
 
 }  // namespace
 
-const Sha1Engine sha1_shani = {"sha-ni", available, sha1_blocks};
-const Sha256Engine sha256_shani = {"sha-ni", available, sha256_blocks};
+const Sha1Engine sha1_sha_ni = {.name = "sha-ni", .available = available, .blocks = sha1_blocks};
+const Sha256Engine sha256_sha_ni = {
+    .name = "sha-ni", .available = available, .blocks = sha256_blocks};
 
 }  // namespace hwaccel::x86

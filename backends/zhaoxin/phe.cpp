@@ -108,7 +108,8 @@ void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
 
 }  // namespace
 
-const Sha1Engine sha1_phe = {"phe", available, sha1_blocks};
-const Sha256Engine sha256_phe = {"phe", available, sha256_blocks};
+const Sha1Engine sha1_phe = {.name = "phe", .available = available, .blocks = sha1_blocks};
+const Sha256Engine sha256_phe = {
+    .name = "phe", .available = available, .blocks = sha256_blocks};
 
 }  // namespace hwaccel::zhaoxin

@@ -52,6 +52,8 @@ void sha1_compress(uint32_t h[5], const uint8_t block[64]) {
     h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e;
 }
 
+// Our own copy of the round constants, on purpose: the model is an independent
+// implementation to test the engines against (hwaccel/sha256_constants.hpp).
 constexpr uint32_t kK[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,

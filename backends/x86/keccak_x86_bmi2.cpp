@@ -43,12 +43,12 @@
 //     computed jump for the block XOR and four rounds per iteration (within
 //     noise); row orders other than 0,1,2,3 with row 4 kept (up to 4% slower).
 
-#include "x86/keccak_x86.hpp"
+#include "x86/x86_engines.hpp"
 
 #include "hwaccel/cpu.hpp"
 
 #if !defined(__x86_64__) || !defined(__ELF__) || defined(_WIN32)
-#error "keccak_x86.cpp is written for x86-64 ELF targets (System V ABI)"
+#error "keccak_x86_bmi2.cpp is written for x86-64 ELF targets (System V ABI)"
 #endif
 
 // The assembly routine below. Contract: rate is a multiple of 8 up to 168
@@ -615,6 +615,7 @@ bool available(const CpuFeatures& cpu) { return cpu.bmi1 && cpu.bmi2; }
 
 }  // namespace
 
-const KeccakEngine keccak_bmi = {"x86-bmi2", available, absorb, permute};
+const KeccakEngine keccak_x86_bmi2 = {
+    .name = "x86-bmi2", .available = available, .absorb = absorb, .permute = permute};
 
 }  // namespace hwaccel::x86
