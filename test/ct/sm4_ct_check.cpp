@@ -11,8 +11,9 @@
 // sm4_modes.cpp, compiled in): every mode over every engine as it is and over
 // a bare copy without the optional fused modes, which takes every fallback
 // and serial loop, from the middle of a block, across the fallbacks'
-// 32-block chunk. PKCS#7 unpad (cipher_dispatch.hpp) is a private member of
-// the OpenSSL dispatch class and is not reached here.
+// 32-block chunk. And the provider's PKCS#7 unpad (cipher/pkcs7.hpp, the
+// very inline function the provider calls) over a decrypted block marked
+// secret: every case of pkcs7_unpad_cases.hpp.
 //
 // Built a second time with SM4_CT_DELIBERATE_LEAK (sm4_ct_leak): it then also
 // does a table lookup indexed by a secret byte, which memcheck must report;
@@ -24,10 +25,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cipher/pkcs7.hpp"
 #include "cipher/sm4_modes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "pkcs7_unpad_cases.hpp"
 #include "support/engine_manifest.hpp"
 
 namespace {
@@ -135,6 +138,27 @@ void check_modes(const hwaccel::Sm4Engine& e) {
         }
 }
 
+// PKCS#7 unpad over every case, the block secret. Its verdict and length
+// are public by design (the caller branches on them), so they are published
+// before use; then checked, so the cases are what they claim. Returns how
+// many verdicts were wrong. Out of line so valgrind's report names it.
+[[gnu::noinline]] int check_unpad() {
+    int wrong = 0;
+    for (int i = 0; i < hwaccel::test::kUnpadCases; ++i) {
+        const hwaccel::test::UnpadCase c = hwaccel::test::unpad_case(i);
+        uint8_t block[16];
+        fill(block, sizeof block, static_cast<uint8_t>(9 + i));
+        hwaccel::test::make_unpad_block(c, block);
+        secret(block, sizeof block);
+        size_t len = 0;
+        bool ok = hwaccel::pkcs7_unpad(block, &len);
+        publish(&ok, sizeof ok);
+        publish(&len, sizeof len);
+        if (ok != hwaccel::test::unpad_is_valid(c) || (ok && len != 16 - c.pad)) ++wrong;
+    }
+    return wrong;
+}
+
 }  // namespace
 
 #ifdef SM4_CT_DELIBERATE_LEAK
@@ -165,6 +189,9 @@ int main() {
         if (RUNNING_ON_VALGRIND) hwaccel::test::record_engine("sm4", e->name, "ct-memcheck");
 #endif
     }
+    const int unpad_wrong = check_unpad();
+    std::printf("pkcs7_unpad checked over %d blocks: %d wrong verdict(s)\n", hwaccel::test::kUnpadCases,
+                unpad_wrong);
 #ifdef SM4_CT_DELIBERATE_LEAK
     uint8_t s = 0x5A;
     secret(&s, 1);
@@ -173,5 +200,5 @@ int main() {
     std::printf("deliberate secret-indexed lookup done\n");
 #endif
     std::printf("checksum %016llx, %d engine(s)\n", static_cast<unsigned long long>(checksum), checked);
-    return checked > 0 ? 0 : 1;
+    return checked > 0 && unpad_wrong == 0 ? 0 : 1;
 }

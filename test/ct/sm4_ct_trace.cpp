@@ -37,9 +37,11 @@
 // serial loops over encrypt_block the portable engine uses for CBC/CFB
 // encryption and OFB, and the fallbacks for engines without fused parallel
 // modes) is traced over every engine as it is and over a copy of it without
-// the optional members ("bare"), which takes every fallback. PKCS#7 unpad
-// (provider/cipher/cipher_dispatch.hpp) is a private member of the OpenSSL
-// dispatch class and is not reached here.
+// the optional members ("bare"), which takes every fallback. And the
+// provider's PKCS#7 unpad (provider/cipher/pkcs7.hpp, the very inline function
+// the provider calls), over the blocks of pkcs7_unpad_cases.hpp, several to a
+// job instead of x and ~x: valid and invalid, every pad length, so its verdict
+// and length differ between the runs while its instructions must not.
 //
 // Built a second time with SM4_CT_TRACE_DELIBERATE_LEAK (sm4_ct_trace_leak):
 // every traced call then also does a table lookup indexed by a secret byte
@@ -62,6 +64,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -73,10 +76,12 @@
 #include <thread>
 #include <vector>
 
+#include "cipher/pkcs7.hpp"
 #include "cipher/sm4_modes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "pkcs7_unpad_cases.hpp"
 #include "support/engine_manifest.hpp"
 
 // fn(arg) between two int3 markers, on the stack whose top is stack_top, and
@@ -189,7 +194,9 @@ const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCou
 
 enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
                 // The provider's mode code (sm4_modes.cpp) over the engine.
-                mode_cbc_enc, mode_cbc_dec, mode_cfb_enc, mode_cfb_dec, mode_ofb, mode_ctr };
+                mode_cbc_enc, mode_cbc_dec, mode_cfb_enc, mode_cfb_dec, mode_ofb, mode_ctr,
+                // The provider's PKCS#7 unpad: no engine (Job::engine null).
+                pkcs7_unpad };
 constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb};
@@ -215,17 +222,18 @@ const char* fn_name(Fn f) {
         case Fn::mode_cfb_dec: return "sm4_cfb (dec)";
         case Fn::mode_ofb: return "sm4_ofb";
         case Fn::mode_ctr: return "sm4_ctr";
+        case Fn::pkcs7_unpad: return "pkcs7_unpad";
     }
     return "?";
 }
-bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc; }
+bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc && f <= Fn::mode_ctr; }
 // The stream modes are traced from the middle of a block: a 5-byte call
 // before the traced one leaves num = 5 and a secret keystream (or CFB/OFB
 // register); the traced call then finishes that block (11 bytes), runs n
 // whole blocks and ends a few bytes into the next one (Job::tail_bytes).
 bool is_stream_mode(Fn f) { return is_mode(f) && f != Fn::mode_cbc_enc && f != Fn::mode_cbc_dec; }
 constexpr size_t kWarmUpBytes = 5;
-bool takes_count(Fn f) { return f != Fn::set_key && f != Fn::encrypt_block; }
+bool takes_count(Fn f) { return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad; }
 // The fused serial modes run one block after another through the same code
 // (~900 steps a block): one and three blocks show the first block and the
 // block-to-block path.
@@ -246,9 +254,9 @@ bool input_is_secret(Fn f) {
 }
 
 struct Job {
-    const hwaccel::Sm4Engine* engine;  // as registered (named in the report)
+    const hwaccel::Sm4Engine* engine;  // as registered (named in the report); null for unpad
     Fn fn;
-    size_t blocks;
+    size_t blocks;      // pkcs7_unpad: the unpad case of run 1 (run k: blocks + k - 1)
     int runs;           // secrets compared: x, ~x and runs - 2 random ones
     bool bare = false;  // mode functions: over a copy of the engine without optional members
     size_t tail_bytes = 3;  // stream mode functions: bytes past the whole blocks
@@ -312,10 +320,22 @@ void fill_public(uint8_t* p, size_t n, uint8_t seed) {
     for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(seed + 31 * i + (i >> 3));
 }
 
+// The unpad case of a run: run 0, which every other run is compared with, a
+// valid padding (its length varying with the job), then the job's cases.
+int unpad_case_of(const Job& job, int run) {
+    return run == 0 ? static_cast<int>(job.blocks) % hwaccel::test::kUnpadValid
+                    : static_cast<int>(job.blocks) + run - 1;
+}
+
 // Sets up one run of a job, outside the traced region. Only the secrets
 // differ between runs; public data is the same in all.
 void prepare(const Job& job, size_t job_index, int run) {
     Buffers& b = buffers;
+    if (job.fn == Fn::pkcs7_unpad) {  // the decrypted block: secret filler, then the case's padding
+        fill_secret(b.in, 16, job_index, run, 2);
+        hwaccel::test::make_unpad_block(hwaccel::test::unpad_case(unpad_case_of(job, run)), b.in);
+        return;
+    }
     const hwaccel::Sm4Engine& e = engine_of(job);
     fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
     if (input_is_secret(job.fn)) fill_secret(b.in, sizeof b.in, job_index, run, 2);
@@ -363,8 +383,14 @@ volatile uint8_t leak_sink;
 // The traced region: one engine call (and, in the leak variant, the leak).
 void run_job(const void* arg) {
     const Job& job = *static_cast<const Job*>(arg);
-    const hwaccel::Sm4Engine& e = engine_of(job);
     Buffers& b = buffers;
+    if (job.fn == Fn::pkcs7_unpad) {  // its verdict and length may differ; stored without a branch
+        size_t len;
+        b.out[0] = hwaccel::pkcs7_unpad(b.in, &len);
+        std::memcpy(b.out + 8, &len, sizeof len);
+        return;
+    }
+    const hwaccel::Sm4Engine& e = engine_of(job);
     hwaccel::Sm4State& st = b.state;
     const size_t bytes = (16 - kWarmUpBytes) + 16 * job.blocks + job.tail_bytes;
     const uint8_t* stream_in = b.in + kWarmUpBytes;
@@ -385,6 +411,7 @@ void run_job(const void* arg) {
         case Fn::mode_cfb_dec: hwaccel::sm4_cfb(st, false, b.out, stream_in, bytes); break;
         case Fn::mode_ofb: hwaccel::sm4_ofb(st, b.out, stream_in, bytes); break;
         case Fn::mode_ctr: hwaccel::sm4_ctr(st, b.out, stream_in, bytes); break;
+        case Fn::pkcs7_unpad: break;  // above
     }
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
     sm4_ct_deliberate_leak(b.user_key);
@@ -763,6 +790,17 @@ const char* secret_of_run(int run) {
     return run == 0 ? "x" : run == 1 ? "its complement" : "another random secret";
 }
 
+// Which two runs a failure is between, for the report.
+std::string pair_of_runs(const Job& job, int run) {
+    if (job.fn != Fn::pkcs7_unpad) return std::string(" (x against ") + secret_of_run(run) + ")";
+    auto describe = [&](int r) {
+        const hwaccel::test::UnpadCase c = hwaccel::test::unpad_case(unpad_case_of(job, r));
+        return "pad byte " + std::to_string(c.pad) +
+               (c.wrong_at >= 0 ? " with byte " + std::to_string(c.wrong_at) + " a bit off" : "");
+    };
+    return " (block with " + describe(0) + " against " + describe(run) + ")";
+}
+
 // Every run of a job, two at a time (one tracer thread each: the machine's
 // two cores step two children in parallel), then each compared with run 0.
 Result trace(const Job& job, size_t job_index, std::vector<Trace>& traces) {
@@ -782,7 +820,7 @@ Result trace(const Job& job, size_t job_index, std::vector<Trace>& traces) {
     if (!res.error.empty()) return res;
     for (int run = 1; run < job.runs; ++run) {
         Result r = compare(traces[0], traces[run]);
-        const std::string pair = std::string(" (x against ") + secret_of_run(run) + ")";
+        const std::string pair = pair_of_runs(job, run);
         for (std::string* m : {&r.address_leak, &r.flow_leak, &r.error})
             if (!m->empty()) *m += pair;
         if (r.failed()) return r;
@@ -838,6 +876,13 @@ std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines)
     std::vector<Job> jobs;
     for (const hwaccel::Sm4Engine* e : engines)
         for (const Job& j : jobs_for(*e)) jobs.push_back(j);
+    // PKCS#7 unpad, engine-free: every case, kMaxRuns - 1 to a job after its
+    // valid run 0 (~300 steps a run).
+    const int per_job = kMaxRuns - 1;
+    for (int first = 0; kFullCheck && first < hwaccel::test::kUnpadCases; first += per_job) {
+        const int runs = 1 + std::min(per_job, hwaccel::test::kUnpadCases - first);
+        jobs.push_back({nullptr, Fn::pkcs7_unpad, static_cast<size_t>(first), runs});
+    }
     return jobs;
 }
 
@@ -894,6 +939,7 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
     uint64_t total_steps = 0;
     for (size_t i = 0; i < jobs.size();) {
         const hwaccel::Sm4Engine* e = jobs[i].engine;
+        const char* name = e ? e->name : "provider";
         uint64_t engine_steps = 0;
         int engine_failed = 0;
         while (i < jobs.size() && jobs[i].engine == e) {
@@ -913,7 +959,7 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
                 // Details for the first failing call of a function; later ones
                 // only count.
                 if (bad++ == 0) {
-                    const std::string call = std::string(e->name) + (bare ? " bare" : "") + " " + fn_name(f) +
+                    const std::string call = std::string(name) + (bare ? " bare" : "") + " " + fn_name(f) +
                                              (takes_count(f) ? ", " + std::to_string(job.blocks) + " blocks" : "");
                     for (const std::string* m : {&r.address_leak, &r.flow_leak, &r.error})
                         if (!m->empty()) std::printf("FAIL %s: %s\n", call.c_str(), m->c_str());
@@ -926,17 +972,17 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
                 how = "secret data in GPRs/RFLAGS at " + std::to_string(data_steps) +
                       " steps, never in an address, a branch or a DIV";
             const std::string label = std::string(bare ? "bare " : "") + fn_name(f);
-            std::printf("  %-10s %-20s %2d call(s) %2d secrets %7llu steps: %s\n", e->name, label.c_str(), calls,
+            std::printf("  %-10s %-20s %2d call(s) %2d secrets %7llu steps: %s\n", name, label.c_str(), calls,
                         secrets, static_cast<unsigned long long>(steps), how.c_str());
             std::fflush(stdout);
             engine_steps += steps;
             engine_failed += bad;
         }
-        std::printf("sm4 engine %s: %s, %llu steps compared\n", e->name,
+        std::printf("%s%s: %s, %llu steps compared\n", e ? "sm4 engine " : "PKCS#7 unpad in the ", name,
                     engine_failed ? "FAILED" : "no secret-dependent branch or address",
                     static_cast<unsigned long long>(engine_steps));
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
-        if (!engine_failed) hwaccel::test::record_engine("sm4", e->name, "ct-trace");  // the engine manifest
+        if (e && !engine_failed) hwaccel::test::record_engine("sm4", e->name, "ct-trace");  // the engine manifest
 #endif
         total_steps += engine_steps;
         failed += engine_failed;
