@@ -18,8 +18,7 @@
 #include "s390x/s390x_asm.hpp"
 #include "support/hashers.hpp"
 #include "support/vectors.hpp"
-// Backend internals are not on the test include path; reach them by path.
-#include "../../backends/s390x/cpacf.hpp"
+#include "s390x/cpacf.hpp"  // backend internals, through hwaccel_backend_internals
 
 using namespace hwaccel::test;
 namespace model = hwaccel::test::cpacf_model;
