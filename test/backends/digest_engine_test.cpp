@@ -56,8 +56,6 @@ Bytes one_shot(const Combo& c, const Bytes& data, size_t out_len) {
     return one_shot(c, ptr(data), data.size(), out_len);
 }
 
-std::string hex(const uint8_t* p, size_t n) { return to_hex(p, n); }
-
 // Feeds data in random pieces, some of them empty.
 void update_in_pieces(Hasher& h, const uint8_t* data, size_t len, Lcg& rng) {
     size_t pos = 0;
@@ -222,22 +220,9 @@ TEST_CASE("digest engines: NIST CAVP Monte Carlo", "[digest][nist][monte]") {
     for (const Combo& c : combos()) {
         DYNAMIC_SECTION(c.label()) {
             const MonteVectors m = load_monte(nist_file(c, "Monte"));
-            Hasher h = c.make();
-            // One hasher, reset between hashes: reset() after finish is part of the test.
-            HashFn fn = [&h](const uint8_t* in, size_t in_len, uint8_t* out, size_t out_len) {
-                h.reset();
-                h.update(in, in_len);
-                h.finish(out, out_len);
-            };
-            std::vector<Bytes> got;
             const size_t n = m.checkpoints.size();
             REQUIRE(n == 100);
-            if (c.algo->xof)
-                got = monte_shake(m.seed, m.min_out_len, m.max_out_len, n, fn);
-            else if (c.algo->family == Family::kKeccak)
-                got = monte_sha3(m.seed, c.algo->digest_size, n, fn);
-            else
-                got = monte_sha2(m.seed, c.algo->digest_size, n, fn);
+            const std::vector<Bytes> got = monte_checkpoints(c, m, n);
             for (size_t j = 0; j < n; ++j) {
                 INFO(m.file << " COUNT = " << j);
                 // Every later checkpoint depends on this one: stop at the first.
@@ -434,20 +419,20 @@ TEST_CASE("digest engines: buffers ending at a guard page", "[digest][guard]") {
                 Hasher h = c.make();
                 h.update(in, len);
                 h.finish(out, out_len);
-                CHECK(hex(out, out_len) == to_hex(ref));
+                CHECK(to_hex(out, out_len) == to_hex(ref));
 
                 // The same input fed in pieces.
                 h = c.make();
                 update_in_pieces(h, in, len, rng);
                 h.finish(out, out_len);
-                CHECK(hex(out, out_len) == to_hex(ref));
+                CHECK(to_hex(out, out_len) == to_hex(ref));
 
                 // Input starting right after the leading guard page (under-reads).
                 if (len) std::memcpy(head_buf.begin(), data.data(), len);
                 h = c.make();
                 update_in_pieces(h, head_buf.begin(), len, rng);
                 h.finish(out, out_len);
-                CHECK(hex(out, out_len) == to_hex(ref));
+                CHECK(to_hex(out, out_len) == to_hex(ref));
 
                 // The hasher object itself ending at the guard page.
                 CHECK(to_hex(hash_with_object_at_guard(c, obj_buf, in, len, out_len)) ==
@@ -476,7 +461,7 @@ TEST_CASE("digest engines: misaligned input and output", "[digest][alignment]") 
                     Hasher h = c.make();
                     h.update(in, len);
                     h.finish(out, out_len);
-                    REQUIRE(hex(out, out_len) == to_hex(ref));
+                    REQUIRE(to_hex(out, out_len) == to_hex(ref));
                 }
             }
         }
@@ -500,13 +485,13 @@ TEST_CASE("digest engines: output aliasing the input", "[digest][overlap]") {
                 Hasher h = c.make();
                 h.update(buf.data(), len);
                 h.finish(buf.data(), out_len);
-                CHECK(hex(buf.data(), out_len) == to_hex(ref));
+                CHECK(to_hex(buf.data(), out_len) == to_hex(ref));
 
                 std::copy(data.begin(), data.end(), buf.begin());
                 h = c.make();
                 update_in_pieces(h, buf.data(), len, rng);
                 h.finish(buf.data(), out_len);
-                CHECK(hex(buf.data(), out_len) == to_hex(ref));
+                CHECK(to_hex(buf.data(), out_len) == to_hex(ref));
 
                 // Output over the end of the input.
                 if (len >= out_len) {
@@ -514,7 +499,7 @@ TEST_CASE("digest engines: output aliasing the input", "[digest][overlap]") {
                     h = c.make();
                     update_in_pieces(h, buf.data(), len, rng);
                     h.finish(buf.data() + len - out_len, out_len);
-                    CHECK(hex(buf.data() + len - out_len, out_len) == to_hex(ref));
+                    CHECK(to_hex(buf.data() + len - out_len, out_len) == to_hex(ref));
                 }
             }
         }
@@ -664,7 +649,7 @@ TEST_CASE("digest engines: SHAKE output of every length 0..600 is a prefix of on
                 for (size_t n = 0; n <= 600; ++n) {
                     INFO("input length " << in_len << ", output length " << n);
                     const Bytes got = one_shot(c, data, n);
-                    REQUIRE(to_hex(got) == hex(full.data(), n));
+                    REQUIRE(to_hex(got) == to_hex(full.data(), n));
                 }
             }
         }
@@ -692,7 +677,7 @@ TEST_CASE("digest engines: SHAKE squeezed in random pieces equals one squeeze",
                     h.squeeze(out.data() + pos, part);
                     pos += part;
                 }
-                REQUIRE(hex(out.data(), out_len) == to_hex(ref));
+                REQUIRE(to_hex(out.data(), out_len) == to_hex(ref));
             }
         }
     }

@@ -12,72 +12,30 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hwaccel/cpu.hpp"
 #include "support/engine_manifest.hpp"
+#include "support/sm4_sbox.hpp"
+#include "support/vectors.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
-// Backend internals are not on the test include path; reach them by path.
-#include "../../backends/generic/generic_engines.hpp"
-#include "../../backends/generic/sm4_internal.hpp"
+#include "generic/generic_engines.hpp"  // backend internals (hwaccel_backend_internals)
+#include "generic/sm4_internal.hpp"
 
 using hwaccel::Sm4Engine;
 using hwaccel::Sm4Key;
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
+using hwaccel::test::Bytes;
+using hwaccel::test::from_hex;
+using hwaccel::test::kSm4Sbox;  // the GB/T 32907-2016 table
+using hwaccel::test::Lcg;       // deterministic, so a failure reproduces
+using hwaccel::test::to_hex;
 
 // ------------------------------------------------------------------ helpers
-
-Bytes from_hex(const std::string& s) {
-    auto nib = [&](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        throw std::runtime_error("bad hex: " + s);
-    };
-    if (s.size() % 2 != 0) throw std::runtime_error("odd hex: " + s);
-    Bytes out(s.size() / 2);
-    for (size_t i = 0; i < out.size(); ++i)
-        out[i] = static_cast<uint8_t>(nib(s[2 * i]) << 4 | nib(s[2 * i + 1]));
-    return out;
-}
-
-std::string to_hex(const uint8_t* p, size_t n) {
-    static const char* d = "0123456789abcdef";
-    std::string s;
-    for (size_t i = 0; i < n; ++i) {
-        s += d[p[i] >> 4];
-        s += d[p[i] & 15];
-    }
-    return s;
-}
-std::string to_hex(const Bytes& b) { return to_hex(b.data(), b.size()); }
-
-// splitmix64: deterministic, so a failure reproduces.
-struct Rng {
-    uint64_t s;
-    explicit Rng(uint64_t seed) : s(seed) {}
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    size_t below(size_t n) { return static_cast<size_t>(next() % n); }
-    Bytes bytes(size_t n) {
-        Bytes b(n);
-        for (auto& x : b) x = static_cast<uint8_t>(next());
-        return b;
-    }
-};
 
 // Non-null even for zero blocks.
 uint8_t* ptr(Bytes& b) {
@@ -97,26 +55,6 @@ std::vector<const Sm4Engine*> engines() {
 
 // ------------------------------------------------------ table-based reference
 
-// GB/T 32907-2016 S-box (section 6.2), tests only.
-const uint8_t kSbox[256] = {
-    0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05,
-    0x2b, 0x67, 0x9a, 0x76, 0x2a, 0xbe, 0x04, 0xc3, 0xaa, 0x44, 0x13, 0x26, 0x49, 0x86, 0x06, 0x99,
-    0x9c, 0x42, 0x50, 0xf4, 0x91, 0xef, 0x98, 0x7a, 0x33, 0x54, 0x0b, 0x43, 0xed, 0xcf, 0xac, 0x62,
-    0xe4, 0xb3, 0x1c, 0xa9, 0xc9, 0x08, 0xe8, 0x95, 0x80, 0xdf, 0x94, 0xfa, 0x75, 0x8f, 0x3f, 0xa6,
-    0x47, 0x07, 0xa7, 0xfc, 0xf3, 0x73, 0x17, 0xba, 0x83, 0x59, 0x3c, 0x19, 0xe6, 0x85, 0x4f, 0xa8,
-    0x68, 0x6b, 0x81, 0xb2, 0x71, 0x64, 0xda, 0x8b, 0xf8, 0xeb, 0x0f, 0x4b, 0x70, 0x56, 0x9d, 0x35,
-    0x1e, 0x24, 0x0e, 0x5e, 0x63, 0x58, 0xd1, 0xa2, 0x25, 0x22, 0x7c, 0x3b, 0x01, 0x21, 0x78, 0x87,
-    0xd4, 0x00, 0x46, 0x57, 0x9f, 0xd3, 0x27, 0x52, 0x4c, 0x36, 0x02, 0xe7, 0xa0, 0xc4, 0xc8, 0x9e,
-    0xea, 0xbf, 0x8a, 0xd2, 0x40, 0xc7, 0x38, 0xb5, 0xa3, 0xf7, 0xf2, 0xce, 0xf9, 0x61, 0x15, 0xa1,
-    0xe0, 0xae, 0x5d, 0xa4, 0x9b, 0x34, 0x1a, 0x55, 0xad, 0x93, 0x32, 0x30, 0xf5, 0x8c, 0xb1, 0xe3,
-    0x1d, 0xf6, 0xe2, 0x2e, 0x82, 0x66, 0xca, 0x60, 0xc0, 0x29, 0x23, 0xab, 0x0d, 0x53, 0x4e, 0x6f,
-    0xd5, 0xdb, 0x37, 0x45, 0xde, 0xfd, 0x8e, 0x2f, 0x03, 0xff, 0x6a, 0x72, 0x6d, 0x6c, 0x5b, 0x51,
-    0x8d, 0x1b, 0xaf, 0x92, 0xbb, 0xdd, 0xbc, 0x7f, 0x11, 0xd9, 0x5c, 0x41, 0x1f, 0x10, 0x5a, 0xd8,
-    0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0,
-    0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84,
-    0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48,
-};
-
 uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 uint32_t get32(const uint8_t* p) {
     return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
@@ -128,8 +66,8 @@ void put32(uint8_t* p, uint32_t v) {
     p[3] = static_cast<uint8_t>(v);
 }
 uint32_t tau(uint32_t a) {
-    return uint32_t{kSbox[a >> 24]} << 24 | uint32_t{kSbox[(a >> 16) & 255]} << 16 |
-           uint32_t{kSbox[(a >> 8) & 255]} << 8 | kSbox[a & 255];
+    return uint32_t{kSm4Sbox[a >> 24]} << 24 | uint32_t{kSm4Sbox[(a >> 16) & 255]} << 16 |
+           uint32_t{kSm4Sbox[(a >> 8) & 255]} << 8 | kSm4Sbox[a & 255];
 }
 
 struct RefKey {
@@ -326,60 +264,12 @@ Sm4Key make_key(const Sm4Engine* e, const Bytes& key) {
 
 // ------------------------------------------------------------ vector files
 
-struct Record {
-    std::string where;
-    std::map<std::string, std::string> f;  // lower-cased key -> value
-    bool has(const std::string& k) const { return f.count(k) != 0; }
-    Bytes bytes(const std::string& k) const { return has(k) ? from_hex(f.at(k)) : Bytes(); }
-};
-
-std::string lower(std::string s) {
-    for (char& c : s)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return s;
-}
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-// Both the NIST-style draft files ("KEY = ...") and OpenSSL stanza files
-// ("Key = ...") are "name = value" lines in blank-line-separated groups.
-std::vector<Record> parse_file(const std::string& name) {
-    const std::string path = std::string(HWACCEL_VECTOR_DIR) + "/sm4/" + name;
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path);
-    std::vector<Record> out;
-    Record cur;
-    std::string line;
-    size_t n = 0;
-    auto flush = [&] {
-        if (!cur.f.empty()) out.push_back(cur);
-        cur = Record();
-    };
-    while (std::getline(in, line)) {
-        ++n;
-        line = trim(line.substr(0, line.find('#')));
-        if (line.empty()) {
-            flush();
-            continue;
-        }
-        size_t eq = line.find('=');
-        if (eq == std::string::npos) continue;  // "[ENCRYPT]"
-        if (cur.f.empty()) cur.where = name + ":" + std::to_string(n);
-        cur.f[lower(trim(line.substr(0, eq)))] = trim(line.substr(eq + 1));
-    }
-    flush();
-    return out;
-}
-
-// Checks one record with a mode name ("ECB", "CBC", "CFB", "CTR", "OFB")
-// against engine e, both directions and both the fused and block paths.
-void check_record(const Sm4Engine* e, const std::string& mode, const Record& r) {
+// Checks one known answer with a mode name ("ECB", "CBC", "CFB", "CTR",
+// "OFB") against engine e, both directions and both the fused and block paths.
+void check_record(const Sm4Engine* e, const std::string& mode, const hwaccel::test::CipherVector& r) {
     INFO(r.where << " mode " << mode);
-    const Bytes key = r.bytes("key"), iv = r.bytes("iv");
-    const Bytes pt = r.bytes("plaintext"), ct = r.bytes("ciphertext");
+    const Bytes &key = r.key, &iv = r.iv;
+    const Bytes &pt = r.plaintext, &ct = r.ciphertext;
     REQUIRE(key.size() == 16);
     REQUIRE(pt.size() == ct.size());
     REQUIRE(pt.size() % 16 == 0);
@@ -453,19 +343,19 @@ TEST_CASE("SM4 S-box circuit equals the GB/T 32907 table for every input", "[sm4
     using hwaccel::generic::sm4_detail::sbox_word;
     for (uint32_t x = 0; x < 256; ++x) {
         INFO("x = " << x);
-        const uint32_t s = kSbox[x];
+        const uint32_t s = kSm4Sbox[x];
         REQUIRE(sbox_word(x * 0x01010101u) == s * 0x01010101u);
         // Distinct bytes per lane: the lanes must not interfere.
         const uint32_t y = x ^ 0x5A, z = (x + 77) & 255, w = (255 - x);
         const uint32_t in = x << 24 | y << 16 | z << 8 | w;
-        const uint32_t want = s << 24 | uint32_t{kSbox[y]} << 16 | uint32_t{kSbox[z]} << 8 | kSbox[w];
+        const uint32_t want = s << 24 | uint32_t{kSm4Sbox[y]} << 16 | uint32_t{kSm4Sbox[z]} << 8 | kSm4Sbox[w];
         REQUIRE(sbox_word(in) == want);
     }
 }
 
 TEST_CASE("SM4 generic engine matches a table-based reference", "[sm4]") {
     const Sm4Engine& g = hwaccel::generic::sm4;
-    Rng rng(1);
+    Lcg rng(1);
     for (int iter = 0; iter < 40; ++iter) {
         const Bytes key = rng.bytes(16);
         const Sm4Key k = make_key(&g, key);
@@ -550,10 +440,10 @@ TEST_CASE("SM4 draft-ribose-cfrg-sm4-10 vectors", "[sm4]") {
     for (const Sm4Engine* e : engines()) {
         DYNAMIC_SECTION("engine " << e->name) {
             for (const auto& f : files) {
-                const std::vector<Record> recs = parse_file(f.second);
                 size_t used = 0;
-                for (const Record& r : recs) {
-                    if (!r.has("ciphertext")) continue;
+                for (const auto& r : hwaccel::test::load_rsp_cipher_vectors(
+                         hwaccel::test::vector_path("sm4/" + f.second))) {
+                    REQUIRE(r.other.empty());
                     check_record(e, f.first, r);
                     ++used;
                 }
@@ -567,11 +457,12 @@ TEST_CASE("SM4 OpenSSL evpciph_sm4.txt vectors", "[sm4]") {
     for (const Sm4Engine* e : engines()) {
         DYNAMIC_SECTION("engine " << e->name) {
             size_t used = 0;
-            for (const Record& r : parse_file("evpciph_sm4.txt")) {
-                if (!r.has("cipher")) continue;
-                const std::string c = r.f.at("cipher");
-                REQUIRE(c.rfind("SM4-", 0) == 0);
-                check_record(e, c.substr(4), r);
+            for (const auto& r : hwaccel::test::load_evp_cipher_tests(
+                     hwaccel::test::vector_path("sm4/evpciph_sm4.txt"))) {
+                INFO(r.where);
+                REQUIRE(r.cipher.rfind("SM4-", 0) == 0);
+                REQUIRE(r.other.empty());
+                check_record(e, r.cipher.substr(4), r);
                 ++used;
             }
             CHECK(used == 5);
@@ -583,7 +474,7 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
     const Sm4Engine& g = hwaccel::generic::sm4;
     for (const Sm4Engine* e : engines()) {
         DYNAMIC_SECTION("engine " << e->name) {
-            Rng rng(2);
+            Lcg rng(2);
             // Every short count (the one-block and 8-block kernels), the
             // edges of the 128-block batches and of the switch at 64 blocks,
             // batches followed by short tails, then random counts.
@@ -638,7 +529,7 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
 TEST_CASE("SM4 in place and misaligned buffers", "[sm4]") {
     for (const Sm4Engine* e : engines()) {
         DYNAMIC_SECTION("engine " << e->name) {
-            Rng rng(3);
+            Lcg rng(3);
             const size_t counts[] = {1, 3, 6, 140};
             for (size_t off = 0; off < 16; ++off) {
                 for (size_t n : counts) {
@@ -738,7 +629,7 @@ TEST_CASE("SM4 CTR counter carries across 2^32, 2^64 and 2^128", "[sm4]") {
     for (const Sm4Engine* e : engines()) {
         if (!e->ctr) continue;
         DYNAMIC_SECTION("engine " << e->name) {
-            Rng rng(4);
+            Lcg rng(4);
             const Bytes key = rng.bytes(16);
             const Sm4Key k = make_key(e, key);
             const BlockFn eb = engine_fn(e, k);

@@ -6,25 +6,16 @@
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <random>
 #include <vector>
 
 #include "provider_fixture.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
-using Bytes = std::vector<unsigned char>;
 
 namespace {
 
 const char* const kModes[] = {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"};
-
-Bytes random_bytes(std::mt19937_64& rng, size_t n) {
-    Bytes b(n);
-    for (auto& x : b) x = static_cast<unsigned char>(rng());
-    return b;
-}
 
 struct Run {
     Bytes out;
@@ -39,25 +30,25 @@ struct Feed {
     int copy_at = -1;           // continue on an EVP_CIPHER_CTX_copy after this piece
 };
 
-Feed random_feed(std::mt19937_64& rng, size_t len) {
+Feed random_feed(Lcg& rng, size_t len) {
     Feed f;
     size_t left = len;
     while (left > 0) {
         size_t p;
-        switch (rng() % 5) {
+        switch (rng.below(5)) {
         case 0: p = 0; break;
         case 1: p = 1; break;
-        case 2: p = rng() % 17; break;
+        case 2: p = rng.below(17); break;
         case 3: p = left; break;
-        default: p = rng() % 600; break;
+        default: p = rng.below(600); break;
         }
         if (p > left) p = left;
         f.pieces.push_back(p);
         left -= p;
     }
-    f.in_place = rng() % 3 == 0;
-    f.misalign = rng() % 16;
-    f.copy_at = f.pieces.empty() || rng() % 3 ? -1 : static_cast<int>(rng() % f.pieces.size());
+    f.in_place = rng.below(3) == 0;
+    f.misalign = rng.below(16);
+    f.copy_at = f.pieces.empty() || rng.below(3) ? -1 : static_cast<int>(rng.below(f.pieces.size()));
     return f;
 }
 
@@ -99,12 +90,6 @@ Run crypt(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv, cons
 
 Feed one_piece(size_t len) { return Feed{{len}, false, 0, -1}; }
 
-Bytes hex(const std::string& h) {
-    Bytes b;
-    for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(static_cast<unsigned char>(std::stoi(h.substr(i, 2), nullptr, 16)));
-    return b;
-}
-
 }  // namespace
 
 TEST_CASE("cipher parameters equal the default provider's", "[cipher]") {
@@ -128,59 +113,36 @@ TEST_CASE("cipher parameters equal the default provider's", "[cipher]") {
 }
 
 TEST_CASE("OpenSSL's evpciph_sm4.txt through EVP", "[cipher][vectors]") {
-    std::ifstream file(std::string(HWACCEL_VECTOR_DIR) + "/sm4/evpciph_sm4.txt");
-    REQUIRE(file.good());
     LoadedProvider prov;
-    std::map<std::string, std::string> stanza;
     int checked = 0;
-    auto run = [&] {
-        if (stanza.count("Cipher") == 0) return;
-        INFO("Cipher = " << stanza["Cipher"] << " Plaintext = " << stanza["Plaintext"]);
-        CipherPtr c = prov.cipher(stanza["Cipher"].c_str());
-        Bytes key = hex(stanza["Key"]), iv = hex(stanza["IV"]), pt = hex(stanza["Plaintext"]), ct = hex(stanza["Ciphertext"]);
-        Run e = crypt(c.get(), true, key, iv, pt, one_piece(pt.size()), false);
-        Run d = crypt(c.get(), false, key, iv, ct, one_piece(ct.size()), false);
+    for (const CipherVector& v : load_evp_cipher_tests(vector_path("sm4/evpciph_sm4.txt"))) {
+        INFO(v.where << " Cipher = " << v.cipher);
+        REQUIRE(v.other.empty());
+        CipherPtr c = prov.cipher(v.cipher.c_str());
+        Run e = crypt(c.get(), true, v.key, v.iv, v.plaintext, one_piece(v.plaintext.size()), false);
+        Run d = crypt(c.get(), false, v.key, v.iv, v.ciphertext, one_piece(v.ciphertext.size()), false);
         CHECK(e.ok);
         CHECK(d.ok);
-        CHECK(e.out == ct);
-        CHECK(d.out == pt);
+        CHECK(e.out == v.ciphertext);
+        CHECK(d.out == v.plaintext);
         ++checked;
-    };
-    std::string line;
-    while (std::getline(file, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty()) {
-            run();
-            stanza.clear();
-            continue;
-        }
-        if (line[0] == '#') continue;
-        size_t eq = line.find('=');
-        if (eq == std::string::npos) continue;
-        auto trim = [](std::string t) {
-            t.erase(0, t.find_first_not_of(" \t"));
-            t.erase(t.find_last_not_of(" \t") + 1);
-            return t;
-        };
-        stanza[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
     }
-    run();
     CHECK(checked >= 5);
 }
 
 TEST_CASE("SM4 equals the default provider: random lengths, pieces, in place, misaligned, copies", "[cipher]") {
-    std::mt19937_64 rng(32907);
+    Lcg rng(32907);
     for (const std::string& sel : engine_selections()) {
         LoadedProvider prov(sel);
         for (const char* name : kModes) {
             CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
             const bool stream = EVP_CIPHER_get_block_size(ours.get()) == 1;
             for (int iter = 0; iter < 60; ++iter) {
-                Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16);
-                size_t len = iter < 20 ? iter : rng() % 5001;
-                bool padding = stream || rng() % 4 != 0;
+                Bytes key = rng.bytes(16), iv = rng.bytes(16);
+                size_t len = iter < 20 ? iter : rng.below(5001);
+                bool padding = stream || rng.below(4) != 0;
                 if (!padding) len -= len % 16;
-                Bytes msg = random_bytes(rng, len);
+                Bytes msg = rng.bytes(len);
                 INFO("engines " << prov.engines() << ", " << name << ", length " << len
                                 << ", padding " << padding);
                 Run want = crypt(theirs.get(), true, key, iv, msg, one_piece(len), padding);
@@ -201,11 +163,11 @@ TEST_CASE("SM4 equals the default provider: random lengths, pieces, in place, mi
 }
 
 TEST_CASE("CTR carries through the whole 128-bit counter", "[cipher][ctr]") {
-    std::mt19937_64 rng(5);
+    Lcg rng(5);
     for (const std::string& sel : engine_selections()) {
         LoadedProvider prov(sel);
         CipherPtr ours = prov.cipher("SM4-CTR"), theirs = prov.default_cipher("SM4-CTR");
-        Bytes key = random_bytes(rng, 16);
+        Bytes key = rng.bytes(16);
         // Counters a few blocks before the 2^32, 2^64 and 2^128 wraps.
         for (int word : {12, 8, 0}) {
             Bytes iv(16, 0);
@@ -213,7 +175,7 @@ TEST_CASE("CTR carries through the whole 128-bit counter", "[cipher][ctr]") {
             iv[15] = 0xfd;
             for (size_t len : {16u, 64u, 100u, 1024u, 4099u}) {
                 INFO("engines " << prov.engines() << " counter " << word << " length " << len);
-                Bytes msg = random_bytes(rng, len);
+                Bytes msg = rng.bytes(len);
                 Run want = crypt(theirs.get(), true, key, iv, msg, one_piece(len));
                 Run got = crypt(ours.get(), true, key, iv, msg, random_feed(rng, len));
                 CHECK(got.out == want.out);
@@ -223,18 +185,18 @@ TEST_CASE("CTR carries through the whole 128-bit counter", "[cipher][ctr]") {
 }
 
 TEST_CASE("num and the updated IV read back as the default provider's", "[cipher][params]") {
-    std::mt19937_64 rng(11);
+    Lcg rng(11);
     LoadedProvider prov;
     for (const char* name : kModes) {
         INFO(name);
         CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
-        Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16), msg = random_bytes(rng, 300);
+        Bytes key = rng.bytes(16), iv = rng.bytes(16), msg = rng.bytes(300);
         CipherCtxPtr a(EVP_CIPHER_CTX_new()), b(EVP_CIPHER_CTX_new());
         REQUIRE(EVP_EncryptInit_ex2(a.get(), ours.get(), key.data(), iv.data(), nullptr) == 1);
         REQUIRE(EVP_EncryptInit_ex2(b.get(), theirs.get(), key.data(), iv.data(), nullptr) == 1);
         size_t pos = 0;
         while (pos < msg.size()) {
-            size_t piece = std::min<size_t>(rng() % 40, msg.size() - pos);
+            size_t piece = std::min<size_t>(rng.below(40), msg.size() - pos);
             unsigned char oa[64], ob[64];
             int la = 0, lb = 0;
             REQUIRE(EVP_EncryptUpdate(a.get(), oa, &la, msg.data() + pos, static_cast<int>(piece)) == 1);
@@ -256,12 +218,12 @@ TEST_CASE("num and the updated IV read back as the default provider's", "[cipher
 }
 
 TEST_CASE("re-init: no key keeps the key, no IV restores or continues as default does", "[cipher][init]") {
-    std::mt19937_64 rng(3);
+    Lcg rng(3);
     LoadedProvider prov;
     for (const char* name : kModes) {
         INFO(name);
         CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
-        Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16), msg = random_bytes(rng, 77);
+        Bytes key = rng.bytes(16), iv = rng.bytes(16), msg = rng.bytes(77);
         Bytes results[2];
         const EVP_CIPHER* ciphers[2] = {ours.get(), theirs.get()};
         for (int k = 0; k < 2; ++k) {
@@ -352,7 +314,7 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
 // stream modes ran off both buffers (the default provider still does). The
 // call must fail with an error and leave the context exactly as it was.
 TEST_CASE("negative lengths through EVP are refused and change nothing", "[cipher][errors][regression]") {
-    std::mt19937_64 rng(11);
+    Lcg rng(11);
     for (const std::string& sel : engine_selections()) {
         LoadedProvider prov(sel);
         INFO(sel);
@@ -363,9 +325,9 @@ TEST_CASE("negative lengths through EVP are refused and change nothing", "[ciphe
             for (int enc = 0; enc <= 1; ++enc) {
                 for (int bad_len : {-1, -16, -17, INT_MIN}) {
                     INFO("enc " << enc << " len " << bad_len);
-                    const Bytes key = random_bytes(rng, 16), iv = random_bytes(rng, 16);
-                    const Bytes msg = random_bytes(rng, 80);
-                    const size_t head = 1 + rng() % 15;  // 1..15 bytes buffered
+                    const Bytes key = rng.bytes(16), iv = rng.bytes(16);
+                    const Bytes msg = rng.bytes(80);
+                    const size_t head = 1 + rng.below(15);  // 1..15 bytes buffered
                     Bytes out(msg.size() + 32, 0xee), expect(msg.size() + 32);
                     int outl = 0, total = 0;
 
@@ -407,19 +369,19 @@ TEST_CASE("negative lengths through EVP are refused and change nothing", "[ciphe
 // its keystream buffer holds (zeros in a fresh context: the plaintext comes
 // out unencrypted), so the reference here is one unbroken default stream.
 TEST_CASE("CTR resumed from a saved updated IV and num continues the stream", "[cipher][ctr][params]") {
-    std::mt19937_64 rng(8998);
+    Lcg rng(8998);
     for (const std::string& sel : engine_selections()) {
         LoadedProvider prov(sel);
         INFO(sel);
         CipherPtr ours = prov.cipher("SM4-CTR");
         CipherPtr theirs = prov.default_cipher("SM4-CTR");
         for (int trial = 0; trial < 40; ++trial) {
-            const Bytes key = random_bytes(rng, 16);
-            Bytes iv = random_bytes(rng, 16);
+            const Bytes key = rng.bytes(16);
+            Bytes iv = rng.bytes(16);
             if (trial % 4 == 0) std::fill(iv.begin() + 8, iv.end(), 0xff);  // the resume crosses a carry
             if (trial % 8 == 1) std::fill(iv.begin(), iv.end(), 0);         // counter - 1 wraps below zero
-            const Bytes msg = random_bytes(rng, 1 + rng() % 300);
-            const size_t cut = rng() % msg.size();
+            const Bytes msg = rng.bytes(1 + rng.below(300));
+            const size_t cut = rng.below(msg.size());
             Bytes expect(msg.size()), out(msg.size());
             int outl = 0;
             CipherCtxPtr ref(EVP_CIPHER_CTX_new());

@@ -7,22 +7,15 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <random>
 #include <thread>
 #include <vector>
 
 #include "provider_fixture.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
-using Bytes = std::vector<unsigned char>;
 
 namespace {
-
-Bytes random_bytes(std::mt19937_64& rng, size_t n) {
-    Bytes b(n);
-    for (auto& x : b) x = static_cast<unsigned char>(rng());
-    return b;
-}
 
 // One-shot digest of `data`; for XOFs `outlen` bytes through FinalXOF.
 Bytes digest(const EVP_MD* md, const Bytes& data, size_t outlen = 0) {
@@ -43,10 +36,10 @@ Bytes digest(const EVP_MD* md, const Bytes& data, size_t outlen = 0) {
 }
 
 // Updates in random pieces, zero-length ones included.
-void update_in_pieces(EVP_MD_CTX* ctx, const unsigned char* p, size_t n, std::mt19937_64& rng) {
+void update_in_pieces(EVP_MD_CTX* ctx, const unsigned char* p, size_t n, Lcg& rng) {
     while (n > 0) {
-        size_t piece = rng() % 4 == 0 ? 0 : rng() % (n < 300 ? n + 1 : 300);
-        if (rng() % 8 == 0) piece = n;
+        size_t piece = rng.below(4) == 0 ? 0 : rng.below(n < 300 ? n + 1 : 300);
+        if (rng.below(8) == 0) piece = n;
         REQUIRE(EVP_DigestUpdate(ctx, p, piece) == 1);
         p += piece;
         n -= piece;
@@ -117,16 +110,16 @@ TEST_CASE("digest parameters equal the default provider's", "[digest]") {
 }
 
 TEST_CASE("digests equal the default provider's: random lengths and splits", "[digest]") {
-    std::mt19937_64 rng(20261130);
+    Lcg rng(20261130);
     for (const std::string& sel : engine_selections()) {
         LoadedProvider prov(sel);
         for (const auto& d : all_digests()) {
             INFO("engines " << prov.engines() << ", " << d.name);
             MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
             for (int iter = 0; iter < 40; ++iter) {
-                size_t len = iter < 10 ? iter * 37 % 200 : rng() % 5001;
-                size_t outlen = d.xof ? rng() % 700 : 0;
-                Bytes msg = random_bytes(rng, len);
+                size_t len = iter < 10 ? iter * 37 % 200 : rng.below(5001);
+                size_t outlen = d.xof ? rng.below(700) : 0;
+                Bytes msg = rng.bytes(len);
                 INFO("length " << len << " xoflen " << outlen);
                 Bytes expect = digest(theirs.get(), msg, outlen);
                 CHECK(digest(ours.get(), msg, outlen) == expect);
@@ -169,13 +162,13 @@ TEST_CASE("EVP_Digest one-shot, and SHAKE's default length as the running OpenSS
 }
 
 TEST_CASE("a copied context continues independently", "[digest]") {
-    std::mt19937_64 rng(7);
+    Lcg rng(7);
     LoadedProvider prov;
     for (const auto& d : all_digests()) {
         INFO(d.name);
         MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
         for (size_t cut : {0, 1, 63, 64, 65, 135, 136, 137, 168, 500}) {
-            Bytes msg = random_bytes(rng, 600), tail = random_bytes(rng, 77);
+            Bytes msg = rng.bytes(600), tail = rng.bytes(77);
             MdCtxPtr a(EVP_MD_CTX_new()), b(EVP_MD_CTX_new());
             REQUIRE(EVP_DigestInit_ex(a.get(), ours.get(), nullptr) == 1);
             REQUIRE(EVP_DigestUpdate(a.get(), msg.data(), cut) == 1);
@@ -276,13 +269,13 @@ TEST_CASE("errors: second final, update after final, too-small output", "[digest
 
 TEST_CASE("HMAC and HKDF of the default provider over our digests agree", "[digest][hmac]") {
     LoadedProvider prov;
-    std::mt19937_64 rng(99);
+    Lcg rng(99);
     for (const char* name : {"SHA1", "SHA2-224", "SHA2-256", "SHA3-224", "SHA3-256", "SHA3-384", "SHA3-512"}) {
         INFO(name);
         EVP_MAC* mac = EVP_MAC_fetch(prov.libctx(), "HMAC", "provider=default");
         REQUIRE(mac != nullptr);
         for (size_t len : {0, 1, 64, 200, 3000}) {
-            Bytes key = random_bytes(rng, len % 293 + 1), msg = random_bytes(rng, len);
+            Bytes key = rng.bytes(len % 293 + 1), msg = rng.bytes(len);
             Bytes result[2];
             const char* props[2] = {"provider=hwaccel", "provider=default"};
             for (int i = 0; i < 2; ++i) {
@@ -306,7 +299,7 @@ TEST_CASE("HMAC and HKDF of the default provider over our digests agree", "[dige
 
         EVP_KDF* kdf = EVP_KDF_fetch(prov.libctx(), "HKDF", "provider=default");
         REQUIRE(kdf != nullptr);
-        Bytes ikm = random_bytes(rng, 40), salt = random_bytes(rng, 13), info = random_bytes(rng, 9);
+        Bytes ikm = rng.bytes(40), salt = rng.bytes(13), info = rng.bytes(9);
         Bytes okm[2];
         const char* props[2] = {"provider=hwaccel", "provider=default"};
         for (int i = 0; i < 2; ++i) {
@@ -333,10 +326,10 @@ TEST_CASE("8 threads share one fetched EVP_MD", "[digest][threads]") {
     for (const auto& d : all_digests()) {
         INFO(d.name);
         MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
-        std::mt19937_64 rng(1234);
+        Lcg rng(1234);
         std::vector<Bytes> msgs, expect;
         for (int i = 0; i < 64; ++i) {
-            msgs.push_back(random_bytes(rng, rng() % 3000));
+            msgs.push_back(rng.bytes(rng.below(3000)));
             expect.push_back(digest(theirs.get(), msgs.back(), 48));
         }
         std::vector<int> mismatches(8, 0);

@@ -12,11 +12,11 @@
 #include <climits>
 #include <cstring>
 #include <iterator>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "fake_core.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
 
@@ -176,7 +176,7 @@ TEST_CASE("dispatch: squeeze in random pieces equals one final; its refusals", "
     g_core = FakeCore{};
     Module m;
     REQUIRE(m.init_result == 1);
-    std::mt19937_64 rng(314);
+    Lcg rng(314);
     for (const char* name : {"SHAKE-128", "SHAKE-256"}) {
         INFO(name);
         const OSSL_DISPATCH* t = m.digest(name);
@@ -186,9 +186,9 @@ TEST_CASE("dispatch: squeeze in random pieces equals one final; its refusals", "
         REQUIRE(squeeze != nullptr);
         REQUIRE(copyctx != nullptr);
         for (int iter = 0; iter < 50; ++iter) {
-            std::vector<unsigned char> msg(rng() % 400);
-            for (auto& b : msg) b = static_cast<unsigned char>(rng());
-            size_t total = rng() % 1200;
+            std::vector<unsigned char> msg(rng.below(400));
+            rng.fill(msg.data(), msg.size());
+            size_t total = rng.below(1200);
             // Reference: one final of `total` bytes.
             void* ref = f.newctx(m.provctx);
             OSSL_PARAM len[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &total), OSSL_PARAM_END};
@@ -202,14 +202,14 @@ TEST_CASE("dispatch: squeeze in random pieces equals one final; its refusals", "
             void* a = f.newctx(m.provctx);
             void* b = f.newctx(m.provctx);
             REQUIRE(f.init(a, nullptr) == 1);
-            size_t cut = msg.empty() ? 0 : rng() % msg.size();
+            size_t cut = msg.empty() ? 0 : rng.below(msg.size());
             REQUIRE(f.update(a, msg.data(), cut) == 1);
             copyctx(b, a);
             f.freectx(a);
             REQUIRE(f.update(b, msg.data() + cut, msg.size() - cut) == 1);
             size_t done = 0;
             while (done < total) {
-                size_t piece = std::min<size_t>(rng() % 300, total - done);
+                size_t piece = std::min<size_t>(rng.below(300), total - done);
                 REQUIRE(squeeze(b, got.data() + done, &outl, piece) == 1);
                 CHECK(outl == piece);
                 done += piece;

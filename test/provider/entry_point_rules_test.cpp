@@ -31,6 +31,7 @@
 
 #include "errors.hpp"
 #include "fake_core.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
 using namespace hwaccel;
@@ -111,23 +112,13 @@ const unsigned char* wrapping_pointer() {
     return reinterpret_cast<const unsigned char*>(UINTPTR_MAX - 7);
 }
 
-std::string hex(const unsigned char* p, size_t n) {
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (size_t i = 0; i < n; ++i) {
-        s += digits[p[i] >> 4];
-        s += digits[p[i] & 15];
-    }
-    return s;
-}
-
 // Appends one step to a transcript: result, output, and every error reason
 // raised since the last step.
 void note(std::string& t, const char* step, int result, const unsigned char* out = nullptr,
           size_t n = 0) {
     t += step;
     t += '=' + std::to_string(result);
-    if (out != nullptr) t += " out=" + hex(out, n);
+    if (out != nullptr) t += " out=" + to_hex(out, n);
     t += " errors:";
     for (int r : g_core.reasons) t += ' ' + std::to_string(r);
     t += '\n';
@@ -196,7 +187,7 @@ void run_row(Harness& h, const Row<Env>& row) {
             CHECK(row.equivalent(ref_env) == 1);
             CHECK(g_core.reasons.empty());
             g_core.clear_errors();
-            CHECK(hex(sink.buf, sizeof sink.buf) == hex(ref_sink.buf, sizeof ref_sink.buf));
+            CHECK(to_hex(sink.buf, sizeof sink.buf) == to_hex(ref_sink.buf, sizeof ref_sink.buf));
             // The equivalent may pass outl where the row passed NULL.
             if (sink.outl != kOutlSentinel) CHECK(sink.outl == ref_sink.outl);
             break;

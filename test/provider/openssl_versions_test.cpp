@@ -7,13 +7,12 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "provider_fixture.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
-using Bytes = std::vector<unsigned char>;
 
 namespace {
 
@@ -34,14 +33,14 @@ TEST_CASE("EVP_DigestSqueeze: random pieces equal one FinalXOF (OpenSSL 3.3+)", 
         return;
     }
     LoadedProvider prov;
-    std::mt19937_64 rng(2024);
+    Lcg rng(2024);
     for (const char* name : {"SHAKE-128", "SHAKE-256"}) {
         INFO(name);
         MdPtr ours = prov.md(name), theirs = prov.default_md(name);
         for (int iter = 0; iter < 40; ++iter) {
-            Bytes msg(rng() % 500);
-            for (auto& b : msg) b = static_cast<unsigned char>(rng());
-            size_t total = rng() % 1000 + 1;
+            Bytes msg(rng.below(500));
+            rng.fill(msg.data(), msg.size());
+            size_t total = rng.below(1000) + 1;
             Bytes want(total), got(total);
             MdCtxPtr ref(EVP_MD_CTX_new()), ctx(EVP_MD_CTX_new());
             REQUIRE(EVP_DigestInit_ex(ref.get(), theirs.get(), nullptr) == 1);
@@ -51,7 +50,7 @@ TEST_CASE("EVP_DigestSqueeze: random pieces equal one FinalXOF (OpenSSL 3.3+)", 
             REQUIRE(EVP_DigestUpdate(ctx.get(), msg.data(), msg.size()) == 1);
             size_t done = 0;
             while (done < total) {
-                size_t piece = std::min<size_t>(rng() % 200 + 1, total - done);
+                size_t piece = std::min<size_t>(rng.below(200) + 1, total - done);
                 REQUIRE(squeeze(ctx.get(), got.data() + done, piece) == 1);
                 done += piece;
             }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fake_core.hpp"
+#include "support/vectors.hpp"
 
 using namespace hwaccel::test;
 
@@ -45,13 +46,7 @@ std::string encrypt(const CipherFns& f, void* ctx, size_t len) {
     for (size_t i = 0; i < len; ++i) in[i] = static_cast<unsigned char>(i * 29 + 3);
     size_t outl = 0;
     REQUIRE(f.update(ctx, out.data(), &outl, out.size(), in.data(), len) == 1);
-    std::string hex;
-    for (size_t i = 0; i < outl; ++i) {
-        static const char digits[] = "0123456789abcdef";
-        hex += digits[out[i] >> 4];
-        hex += digits[out[i] & 15];
-    }
-    return hex;
+    return to_hex(out.data(), outl);
 }
 
 }  // namespace

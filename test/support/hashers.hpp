@@ -20,6 +20,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
 #include "support/engine_manifest.hpp"
+#include "support/vectors.hpp"
 
 namespace hwaccel::test {
 
@@ -234,6 +235,23 @@ inline std::vector<Combo> combos(bool available) {
     return out;
 }
 }  // namespace detail
+
+// ---- the NIST Monte Carlo harness
+
+// The first `count` checkpoints of Monte file m for c's algorithm (the three
+// algorithms differ: see vectors.hpp), from one hasher reset between hashes,
+// so reset() after finish is part of the test.
+inline std::vector<Bytes> monte_checkpoints(const Combo& c, const MonteVectors& m, size_t count) {
+    Hasher h = c.make();
+    const HashFn fn = [&h](const uint8_t* in, size_t in_len, uint8_t* out, size_t out_len) {
+        h.reset();
+        h.update(in, in_len);
+        h.finish(out, out_len);
+    };
+    if (c.algo->xof) return monte_shake(m.seed, m.min_out_len, m.max_out_len, count, fn);
+    if (c.algo->family == Family::kKeccak) return monte_sha3(m.seed, c.algo->digest_size, count, fn);
+    return monte_sha2(m.seed, c.algo->digest_size, count, fn);
+}
 
 // Every algorithm on every registered engine this CPU can run, generic included.
 inline std::vector<Combo> available_combos() { return detail::combos(true); }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 namespace hwaccel::test {
@@ -351,70 +352,175 @@ Bytes parse_evp_value(std::string_view value) {
     return from_hex(hex);
 }
 
-std::vector<EvpDigestTest> load_evp_digest_tests(const std::string& path) {
+namespace {
+
+// One "Key = value" line of an evp_test file.
+struct StanzaLine {
+    std::string key, value, where;
+};
+
+// A group of lines; the first names its type ("Digest = SHA1").
+struct Stanza {
+    std::string title;  // latest "Title =" before it, if any
+    std::vector<StanzaLine> lines;
+};
+
+// OpenSSL's evp_test files: groups of "Key = value" lines separated by blank
+// lines, '#' comments; a "Title = ..." line outside a group names the groups
+// after it.
+std::vector<Stanza> read_evp_stanzas(const std::string& path) {
     std::vector<std::string> lines = read_lines(path);
-    std::vector<EvpDigestTest> tests;
+    std::vector<Stanza> stanzas;
     std::string title;
-    enum { kNone, kDigest, kOther } state = kNone;
+    bool open = false;  // a group is being filled
     for (size_t n = 0; n < lines.size(); ++n) {
         std::string_view line = trim(lines[n]);
         const std::string where = at_line(path, n + 1);
         if (line.empty()) {
-            state = kNone;
+            open = false;
             continue;
         }
         if (line[0] == '#') continue;
         std::string key, value;
         if (!split_key_value(line, key, value)) fail(where, "expected 'Key = value'");
-        try {
-            if (state == kNone) {
-                if (key == "Title") {
-                    title = value;
-                    continue;
-                }
-                if (key != "Digest") {
-                    state = kOther;
-                    continue;
-                }
-                EvpDigestTest t;
-                t.where = where;
-                t.title = title;
-                t.digest = value;
-                tests.push_back(std::move(t));
-                state = kDigest;
-                continue;
-            }
-            if (state == kOther) continue;
-            EvpDigestTest& t = tests.back();
-            if (key == "Input") {
-                t.inputs.push_back({parse_evp_value(value), 1});
-            } else if (key == "Output") {
-                t.output = parse_evp_value(value);
-            } else if (key == "Ncopy" || key == "Count") {
-                if (t.inputs.empty()) fail(where, key + " before any Input");
-                size_t k = parse_size(value, where);
-                if (k == 0) fail(where, key + " must be positive");
-                EvpInput& last = t.inputs.back();
-                if (key == "Count") {
-                    if (last.count != 1) fail(where, "Count given twice for one Input");
-                    last.count = k;
-                } else {
-                    Bytes copies;
-                    copies.reserve(last.data.size() * k);
-                    for (size_t i = 0; i < k; ++i)
-                        copies.insert(copies.end(), last.data.begin(), last.data.end());
-                    last.data.swap(copies);
-                }
-            } else {
-                t.other.emplace_back(key, value);
-            }
-        } catch (const std::runtime_error& e) {
-            // Adds the position to errors from the value decoders.
-            if (std::string(e.what()).rfind(path, 0) == 0) throw;
-            fail(where, e.what());
+        if (!open && key == "Title") {
+            title = value;
+            continue;
         }
+        if (!open) {
+            stanzas.push_back({title, {}});
+            open = true;
+        }
+        stanzas.back().lines.push_back({std::move(key), std::move(value), where});
+    }
+    return stanzas;
+}
+
+// Runs f, giving an error from the value decoders (which know no position)
+// the position `where` in `path`.
+template <class F>
+void at_position(const std::string& path, const std::string& where, F&& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        if (std::string(e.what()).rfind(path, 0) == 0) throw;
+        fail(where, e.what());
+    }
+}
+
+}  // namespace
+
+std::vector<EvpDigestTest> load_evp_digest_tests(const std::string& path) {
+    std::vector<EvpDigestTest> tests;
+    for (const Stanza& s : read_evp_stanzas(path)) {
+        if (s.lines.front().key != "Digest") continue;
+        EvpDigestTest t;
+        t.where = s.lines.front().where;
+        t.title = s.title;
+        t.digest = s.lines.front().value;
+        for (size_t i = 1; i < s.lines.size(); ++i) {
+            const StanzaLine& l = s.lines[i];
+            at_position(path, l.where, [&] {
+                if (l.key == "Input") {
+                    t.inputs.push_back({parse_evp_value(l.value), 1});
+                } else if (l.key == "Output") {
+                    t.output = parse_evp_value(l.value);
+                } else if (l.key == "Ncopy" || l.key == "Count") {
+                    if (t.inputs.empty()) fail(l.where, l.key + " before any Input");
+                    size_t k = parse_size(l.value, l.where);
+                    if (k == 0) fail(l.where, l.key + " must be positive");
+                    EvpInput& last = t.inputs.back();
+                    if (l.key == "Count") {
+                        if (last.count != 1) fail(l.where, "Count given twice for one Input");
+                        last.count = k;
+                    } else {
+                        Bytes copies;
+                        copies.reserve(last.data.size() * k);
+                        for (size_t j = 0; j < k; ++j)
+                            copies.insert(copies.end(), last.data.begin(), last.data.end());
+                        last.data.swap(copies);
+                    }
+                } else {
+                    t.other.emplace_back(l.key, l.value);
+                }
+            });
+        }
+        tests.push_back(std::move(t));
     }
     if (tests.empty()) throw std::runtime_error(path + ": no Digest stanzas found");
+    return tests;
+}
+
+// ---------------------------------------------------------------- cipher known answers
+
+namespace {
+
+// Stores one field of a cipher test by its name in any case; a name other
+// than the four goes to `other`. Each of the four at most once.
+void add_cipher_field(CipherVector& v, std::set<std::string>& seen, const std::string& key,
+                      const std::string& value, const std::string& where,
+                      Bytes (*decode)(std::string_view)) {
+    Bytes* field = iequals(key, "Key")          ? &v.key
+                   : iequals(key, "IV")         ? &v.iv
+                   : iequals(key, "Plaintext")  ? &v.plaintext
+                   : iequals(key, "Ciphertext") ? &v.ciphertext
+                                                : nullptr;
+    if (field == nullptr) {
+        v.other.emplace_back(key, value);
+        return;
+    }
+    std::string name;
+    for (char c : key) name.push_back(static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c));
+    if (!seen.insert(name).second) fail(where, key + " given twice");
+    *field = decode(value);
+}
+
+void check_cipher_vector(const CipherVector& v, const std::set<std::string>& seen) {
+    for (const char* need : {"KEY", "PLAINTEXT", "CIPHERTEXT"})
+        if (seen.count(need) == 0) fail(v.where, std::string("missing ") + need);
+}
+
+Bytes decode_hex(std::string_view s) { return from_hex(s); }
+
+}  // namespace
+
+std::vector<CipherVector> load_rsp_cipher_vectors(const std::string& path) {
+    std::vector<CipherVector> out;
+    for (const RspRecord& r : parse_rsp(path)) {
+        CipherVector v;
+        v.where = r.where();
+        std::set<std::string> seen;
+        for (const auto& kv : r.fields) {
+            if (iequals(kv.first, "COUNT")) continue;
+            at_position(path, v.where, [&] {
+                add_cipher_field(v, seen, kv.first, kv.second, v.where, decode_hex);
+            });
+        }
+        check_cipher_vector(v, seen);
+        out.push_back(std::move(v));
+    }
+    if (out.empty()) throw std::runtime_error(path + ": no vectors found");
+    return out;
+}
+
+std::vector<CipherVector> load_evp_cipher_tests(const std::string& path) {
+    std::vector<CipherVector> tests;
+    for (const Stanza& s : read_evp_stanzas(path)) {
+        if (s.lines.front().key != "Cipher") continue;
+        CipherVector v;
+        v.where = s.lines.front().where;
+        v.cipher = s.lines.front().value;
+        std::set<std::string> seen;
+        for (size_t i = 1; i < s.lines.size(); ++i) {
+            const StanzaLine& l = s.lines[i];
+            at_position(path, l.where, [&] {
+                add_cipher_field(v, seen, l.key, l.value, l.where, parse_evp_value);
+            });
+        }
+        check_cipher_vector(v, seen);
+        tests.push_back(std::move(v));
+    }
+    if (tests.empty()) throw std::runtime_error(path + ": no Cipher stanzas found");
     return tests;
 }
 

@@ -1,6 +1,7 @@
 // Test-vector plumbing shared by the backend and EVP-level suites: hex,
-// NIST CAVP .rsp files, OpenSSL evp_test stanza files, the Monte Carlo
-// algorithms and a small deterministic PRNG. No Catch2, no OpenSSL: errors in
+// NIST CAVP .rsp files (digests, and ciphers in that style), OpenSSL evp_test
+// stanza files (evpmd, evpciph), the Monte Carlo algorithms and a small
+// deterministic PRNG. No Catch2, no OpenSSL: errors in
 // a vector file throw std::runtime_error naming the file and line.
 #pragma once
 
@@ -132,6 +133,32 @@ Bytes parse_evp_value(std::string_view value);
 
 // Reads all Digest stanzas; other stanza types are skipped.
 std::vector<EvpDigestTest> load_evp_digest_tests(const std::string& path);
+
+// ---------------------------------------------------------------- cipher known answers
+
+// One cipher known-answer test. Each gives both directions: encrypting the
+// plaintext gives the ciphertext, decrypting that gives the plaintext back.
+struct CipherVector {
+    std::string where;   // "file:line" of its first line
+    std::string cipher;  // the stanza's "Cipher" ("SM4-CBC"); empty from .rsp files
+    Bytes key;
+    Bytes iv;            // empty when the file gives none (ECB)
+    Bytes plaintext;
+    Bytes ciphertext;
+    // Keys not named above (COUNT aside), in file order, so a caller can
+    // refuse a test it does not understand (e.g. Operation, Tag) rather than
+    // misread it.
+    std::vector<std::pair<std::string, std::string>> other;
+};
+
+// The records of a NIST-style cipher .rsp file (COUNT, KEY, IV, PLAINTEXT,
+// CIPHERTEXT; keys in any case), e.g. the draft-ribose-cfrg-sm4 files. Every
+// record must have KEY, PLAINTEXT and CIPHERTEXT.
+std::vector<CipherVector> load_rsp_cipher_vectors(const std::string& path);
+
+// The "Cipher = NAME" stanzas of an OpenSSL evpciph_*.txt file (Key, IV,
+// Plaintext, Ciphertext); other stanza types are skipped.
+std::vector<CipherVector> load_evp_cipher_tests(const std::string& path);
 
 // ---------------------------------------------------------------- PRNG
 
