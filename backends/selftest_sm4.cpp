@@ -125,15 +125,16 @@ bool check_mode(KatRun& run, const Sm4Engine& engine, const Sm4Key& key, const M
     return true;
 }
 
-bool check_ecb(KatRun& run, const Sm4Engine& engine, const Sm4Key& key, bool decrypt,
+bool check_ecb(KatRun& run, const Sm4Engine& engine, const Sm4Key& key, Sm4Direction direction,
                const std::vector<uint8_t>& message) {
+    const bool decrypt = direction == Sm4Direction::kDecrypt;
     const char* check = decrypt ? "ecb decrypt" : "ecb";
     const std::vector<uint8_t> want_digest = from_hex(decrypt ? kEcbDecrypt : kEcbEncrypt);
     std::vector<uint8_t> full(message.size());
-    engine.ecb(&key, decrypt, full.data(), message.data(), kBulkBlocks);
+    engine.ecb(&key, direction, full.data(), message.data(), kBulkBlocks);
     if (!run.expect_digest(check, kBulkBlocks, full.data(), full.size(), want_digest.data())) return false;
     std::vector<uint8_t> small(message.begin(), message.begin() + 16 * kSmallBlocks);
-    engine.ecb(&key, decrypt, small.data(), small.data(), kSmallBlocks);  // in place
+    engine.ecb(&key, direction, small.data(), small.data(), kSmallBlocks);  // in place
     return run.expect(check, kSmallBlocks, small.data(), full.data(), small.size());
 }
 
@@ -152,9 +153,9 @@ bool check_example(KatRun& run, const Sm4Engine& engine, Sm4Key& key) {
     uint8_t out[16];
     engine.encrypt_block(&key, out, plain.data());
     if (!run.expect("encrypt_block", 1, out, cipher.data(), 16)) return false;
-    engine.ecb(&key, false, out, plain.data(), 1);
+    engine.ecb(&key, Sm4Direction::kEncrypt, out, plain.data(), 1);
     if (!run.expect("ecb", 1, out, cipher.data(), 16)) return false;
-    engine.ecb(&key, true, out, cipher.data(), 1);
+    engine.ecb(&key, Sm4Direction::kDecrypt, out, cipher.data(), 1);
     return run.expect("ecb decrypt", 1, out, plain.data(), 16);
 }
 
@@ -164,8 +165,8 @@ std::string sm4_known_answers(const Sm4Engine& engine) {
     KatRun run("sm4", engine.name);
     const std::vector<uint8_t> message = pattern(16 * kBulkBlocks);
     Sm4Key key;
-    if (check_example(run, engine, key) && check_ecb(run, engine, key, false, message) &&
-        check_ecb(run, engine, key, true, message)) {
+    if (check_example(run, engine, key) && check_ecb(run, engine, key, Sm4Direction::kEncrypt, message) &&
+        check_ecb(run, engine, key, Sm4Direction::kDecrypt, message)) {
         for (const ModeAnswer& m : kModes)
             if (!check_mode(run, engine, key, m, message)) break;
     }

@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
             std::function<void(size_t)> run;
         };
         const Mode modes[] = {
-            {"sm4-ecb", "SM4-ECB", true, [&](size_t n) { e->ecb(&key, false, out.data(), in.data(), n / 16); }},
+            {"sm4-ecb", "SM4-ECB", true, [&](size_t n) { e->ecb(&key, hwaccel::Sm4Direction::kEncrypt, out.data(), in.data(), n / 16); }},
             {"sm4-ctr", "SM4-CTR", true,
              [&](size_t n) {
                  if (e->ctr) e->ctr(&key, out.data(), in.data(), n / 16, iv);

@@ -639,8 +639,8 @@ bool always(const CpuFeatures&) { return true; }
 
 // The interface's entry points over the functions above, which work on
 // one round-key array (the direction is the array).
-void ecb_entry(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
-    ecb(decrypt ? key->dec : key->enc, out, in, nblocks);
+void ecb_entry(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {
+    ecb(direction == Sm4Direction::kDecrypt ? key->dec : key->enc, out, in, nblocks);
 }
 void encrypt_block_entry(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
     encrypt_block(key->enc, out, in);
@@ -649,8 +649,18 @@ void encrypt_block_entry(const Sm4Key* key, uint8_t out[16], const uint8_t in[16
 }  // namespace
 
 const Sm4Engine sm4 = {
-    "generic", always, set_key, ecb_entry, encrypt_block_entry, ctr, cbc_decrypt, cfb_decrypt,
-    nullptr,   nullptr, nullptr,  // serial modes: the provider's loop over encrypt_block
+    .name = "generic",
+    .available = always,
+    .set_key = set_key,
+    .ecb = ecb_entry,
+    .encrypt_block = encrypt_block_entry,
+    .ctr = ctr,
+    .cbc_decrypt = cbc_decrypt,
+    .cfb_decrypt = cfb_decrypt,
+    // Serial modes: the provider's loop over encrypt_block.
+    .cbc_encrypt = nullptr,
+    .cfb_encrypt = nullptr,
+    .ofb = nullptr,
 };
 
 namespace sm4_detail {

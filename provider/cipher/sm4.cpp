@@ -12,6 +12,11 @@ struct Sm4 {
     static void bind(State& s, const Selection& engines) { s.engine = engines.sm4; }
     static void set_key(State& s, const uint8_t* key) { s.engine->set_key(&s.key, key); }
     static void forget_stream(State& s) { sm4_forget_stream(s); }
+    // The dispatch layer's flag is EVP's "encrypting"; SM4 code below takes
+    // a direction.
+    static Sm4Direction direction(bool encrypting) {
+        return encrypting ? Sm4Direction::kEncrypt : Sm4Direction::kDecrypt;
+    }
     // CFB and OFB keep their stream in iv: nothing to rebuild.
     static void resume_stream(State&) {}
 };
@@ -20,21 +25,27 @@ struct Sm4Ecb : Sm4 {
     static constexpr unsigned kMode = EVP_CIPH_ECB_MODE;
     static constexpr size_t kIvLen = 0, kBlockSize = 16;
     static constexpr bool kRestoreIvOnInit = false;
-    static void blocks(State& s, bool enc, uint8_t* o, const uint8_t* i, size_t n) { sm4_ecb(s, enc, o, i, n); }
+    static void blocks(State& s, bool encrypting, uint8_t* o, const uint8_t* i, size_t n) {
+        sm4_ecb(s, direction(encrypting), o, i, n);
+    }
 };
 
 struct Sm4Cbc : Sm4 {
     static constexpr unsigned kMode = EVP_CIPH_CBC_MODE;
     static constexpr size_t kIvLen = 16, kBlockSize = 16;
     static constexpr bool kRestoreIvOnInit = true;
-    static void blocks(State& s, bool enc, uint8_t* o, const uint8_t* i, size_t n) { sm4_cbc(s, enc, o, i, n); }
+    static void blocks(State& s, bool encrypting, uint8_t* o, const uint8_t* i, size_t n) {
+        sm4_cbc(s, direction(encrypting), o, i, n);
+    }
 };
 
 struct Sm4Cfb : Sm4 {
     static constexpr unsigned kMode = EVP_CIPH_CFB_MODE;
     static constexpr size_t kIvLen = 16, kBlockSize = 1;
     static constexpr bool kRestoreIvOnInit = true;
-    static void stream(State& s, bool enc, uint8_t* o, const uint8_t* i, size_t n) { sm4_cfb(s, enc, o, i, n); }
+    static void stream(State& s, bool encrypting, uint8_t* o, const uint8_t* i, size_t n) {
+        sm4_cfb(s, direction(encrypting), o, i, n);
+    }
 };
 
 struct Sm4Ofb : Sm4 {

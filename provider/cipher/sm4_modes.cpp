@@ -24,7 +24,7 @@ void cbc_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         size_t n = nblocks < kChunkBlocks ? nblocks : kChunkBlocks;
         // Keep the ciphertext: with out == in it is about to be overwritten.
         std::memcpy(cipher, in, n * kBlock);
-        s.engine->ecb(&s.key, true, plain, cipher, n);
+        s.engine->ecb(&s.key, Sm4Direction::kDecrypt, plain, cipher, n);
         xor_block(out, plain, iv);
         for (size_t i = 1; i < n; ++i)
             xor_block(out + i * kBlock, plain + i * kBlock, cipher + (i - 1) * kBlock);
@@ -47,7 +47,7 @@ void cfb_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, si
         // Feedback block i is the previous ciphertext block: E() them all at once.
         std::memcpy(feedback, iv, kBlock);
         std::memcpy(feedback + kBlock, cipher, (n - 1) * kBlock);
-        s.engine->ecb(&s.key, false, feedback, feedback, n);
+        s.engine->ecb(&s.key, Sm4Direction::kEncrypt, feedback, feedback, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = feedback[i] ^ cipher[i];
         std::memcpy(iv, cipher + (n - 1) * kBlock, kBlock);
         in += n * kBlock;
@@ -67,7 +67,7 @@ void ctr_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nbl
             std::memcpy(stream + i * kBlock, counter, kBlock);
             counter_add(counter, 1);
         }
-        s.engine->ecb(&s.key, false, stream, stream, n);
+        s.engine->ecb(&s.key, Sm4Direction::kEncrypt, stream, stream, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = in[i] ^ stream[i];
         in += n * kBlock;
         out += n * kBlock;
@@ -103,13 +103,13 @@ void counter_add(uint8_t counter[16], uint64_t n) {
     store_be64(counter + 8, sum);
 }
 
-void sm4_ecb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
-    if (nblocks != 0) s.engine->ecb(&s.key, !encrypt, out, in, nblocks);
+void sm4_ecb(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {
+    if (nblocks != 0) s.engine->ecb(&s.key, direction, out, in, nblocks);
 }
 
-void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks) {
+void sm4_cbc(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {
     if (nblocks == 0) return;
-    if (!encrypt) {
+    if (direction == Sm4Direction::kDecrypt) {
         if (s.engine->cbc_decrypt)
             s.engine->cbc_decrypt(&s.key, out, in, nblocks, s.iv);
         else
@@ -127,7 +127,8 @@ void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t 
     secure_zero(x, sizeof x);
 }
 
-void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t len) {
+void sm4_cfb(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t len) {
+    const bool encrypt = direction == Sm4Direction::kEncrypt;
     unsigned n = s.num;
     // Finish a partly used block byte by byte.
     while (n != 0 && len != 0) {

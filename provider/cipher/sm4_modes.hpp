@@ -27,10 +27,11 @@ struct Sm4State {
 };
 
 // Whole blocks only.
-void sm4_ecb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
-void sm4_cbc(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
+void sm4_ecb(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks);
+void sm4_cbc(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks);
 // Any number of bytes; state carries across calls.
-void sm4_cfb(Sm4State& s, bool encrypt, uint8_t* out, const uint8_t* in, size_t len);
+void sm4_cfb(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t len);
+// OFB and CTR are the same both ways.
 void sm4_ofb(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
 void sm4_ctr(Sm4State& s, uint8_t* out, const uint8_t* in, size_t len);
 

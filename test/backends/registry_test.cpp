@@ -137,8 +137,8 @@ void corrupted_mode(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n
     if (corrupt_now(n)) (g_corrupt_chain ? iv : out)[g_corrupt_chain ? 15 : 16 * n - 1] ^= 1;
 }
 
-void corrupted_ecb(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t n) {
-    portable_sm4().ecb(key, decrypt, out, in, n);
+void corrupted_ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
+    portable_sm4().ecb(key, direction, out, in, n);
     if (corrupt_now(n)) out[16 * n - 1] ^= 0x80;
 }
 void corrupted_encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {

@@ -25,6 +25,7 @@
 #include "generic/sm4_internal.hpp"
 
 using hwaccel::Sm4Engine;
+using hwaccel::Sm4Direction;
 using hwaccel::Sm4Key;
 
 namespace {
@@ -107,20 +108,20 @@ struct BlockFn {
     const Sm4Engine* engine;  // null: table reference
     uint32_t rk[32];          // the reference's round keys
     Sm4Key key;               // the engine's key
-    bool decrypt;
+    Sm4Direction direction;
     void operator()(uint8_t out[16], const uint8_t in[16]) const {
         if (!engine) ref_crypt(rk, out, in);
-        else if (decrypt) engine->ecb(&key, true, out, in, 1);
+        else if (direction == Sm4Direction::kDecrypt) engine->ecb(&key, direction, out, in, 1);
         else engine->encrypt_block(&key, out, in);
     }
 };
-BlockFn engine_fn(const Sm4Engine* e, const Sm4Key& k, bool decrypt = false) {
-    BlockFn f{e, {}, k, decrypt};
+BlockFn engine_fn(const Sm4Engine* e, const Sm4Key& k, Sm4Direction direction = Sm4Direction::kEncrypt) {
+    BlockFn f{e, {}, k, direction};
     return f;
 }
 
 BlockFn ref_enc(const uint8_t key[16]) {
-    BlockFn f{nullptr, {}, {}, false};
+    BlockFn f{nullptr, {}, {}, Sm4Direction::kEncrypt};
     RefKey k = ref_key(key);
     std::memcpy(f.rk, k.rk, sizeof f.rk);
     return f;
@@ -157,8 +158,9 @@ Bytes mode_cbc_dec(const BlockFn& fdec, Bytes iv, const Bytes& in) {
     }
     return out;
 }
-// CFB128; decrypt = false encrypts.
-Bytes mode_cfb(const BlockFn& f, Bytes iv, const Bytes& in, bool decrypt) {
+// CFB128; f is the encryption in both directions.
+Bytes mode_cfb(const BlockFn& f, Bytes iv, const Bytes& in, Sm4Direction direction) {
+    const bool decrypt = direction == Sm4Direction::kDecrypt;
     Bytes out(in.size());
     for (size_t i = 0; i < in.size(); i += 16) {
         uint8_t ks[16];
@@ -189,9 +191,9 @@ Bytes mode_ctr(const BlockFn& f, uint8_t ctr[16], const Bytes& in) {
 }
 
 // The engine's own entry points, out of place.
-Bytes eng_ecb(const Sm4Engine* e, const Sm4Key& k, bool decrypt, const Bytes& in) {
+Bytes eng_ecb(const Sm4Engine* e, const Sm4Key& k, Sm4Direction direction, const Bytes& in) {
     Bytes out(in.size()), src = in;
-    e->ecb(&k, decrypt, ptr(out), ptr(src), in.size() / 16);
+    e->ecb(&k, direction, ptr(out), ptr(src), in.size() / 16);
     return out;
 }
 Bytes eng_ctr(const Sm4Engine* e, const Sm4Key& k, uint8_t ctr[16], const Bytes& in) {
@@ -229,7 +231,7 @@ SerialWant serial_want(const SerialMode& m, const BlockFn& enc, const Bytes& iv,
     const std::string name = m.name;
     SerialWant w;
     if (name == "cbc_encrypt") w.out = mode_cbc_enc(enc, iv, in);
-    else if (name == "cfb_encrypt") w.out = mode_cfb(enc, iv, in, false);
+    else if (name == "cfb_encrypt") w.out = mode_cfb(enc, iv, in, Sm4Direction::kEncrypt);
     else w.out = mode_ofb(enc, iv, in);
     if (in.empty()) {
         w.last = iv;
@@ -275,10 +277,10 @@ void check_record(const Sm4Engine* e, const std::string& mode, const hwaccel::te
     REQUIRE(pt.size() % 16 == 0);
     const Sm4Key k = make_key(e, key);
     const BlockFn enc = engine_fn(e, k);
-    const BlockFn dec = engine_fn(e, k, true);
+    const BlockFn dec = engine_fn(e, k, Sm4Direction::kDecrypt);
     if (mode == "ECB") {
-        CHECK(to_hex(eng_ecb(e, k, false, pt)) == to_hex(ct));
-        CHECK(to_hex(eng_ecb(e, k, true, ct)) == to_hex(pt));
+        CHECK(to_hex(eng_ecb(e, k, Sm4Direction::kEncrypt, pt)) == to_hex(ct));
+        CHECK(to_hex(eng_ecb(e, k, Sm4Direction::kDecrypt, ct)) == to_hex(pt));
         CHECK(to_hex(mode_ecb(enc, pt)) == to_hex(ct));
         return;
     }
@@ -310,8 +312,8 @@ void check_record(const Sm4Engine* e, const std::string& mode, const hwaccel::te
             CHECK(to_hex(v) == to_hex(last));
         }
     } else if (mode == "CFB") {
-        CHECK(to_hex(mode_cfb(enc, iv, pt, false)) == to_hex(ct));
-        CHECK(to_hex(mode_cfb(enc, iv, ct, true)) == to_hex(pt));
+        CHECK(to_hex(mode_cfb(enc, iv, pt, Sm4Direction::kEncrypt)) == to_hex(ct));
+        CHECK(to_hex(mode_cfb(enc, iv, ct, Sm4Direction::kDecrypt)) == to_hex(pt));
         if (e->cfb_decrypt) {
             Bytes v = iv;
             CHECK(to_hex(eng_cfb_dec(e, k, v.data(), ct)) == to_hex(pt));
@@ -408,7 +410,7 @@ TEST_CASE("SM4 GB/T 32907-2016 examples", "[sm4]") {
             uint8_t block[16];
             e->encrypt_block(&k, block, key.data());
             CHECK(to_hex(block, 16) == "681edf34d206965e86b3e94f536e4246");
-            e->ecb(&k, true, block, block, 1);
+            e->ecb(&k, Sm4Direction::kDecrypt, block, block, 1);
             CHECK(to_hex(block, 16) == kGbKey);
         }
     }
@@ -494,9 +496,9 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
                 const BlockFn enc = ref_enc(key.data());
 
                 const Bytes want_ecb = mode_ecb(enc, pt);
-                CHECK(to_hex(eng_ecb(e, k, false, pt)) == to_hex(want_ecb));
-                CHECK(to_hex(eng_ecb(&g, kg, false, pt)) == to_hex(want_ecb));
-                CHECK(to_hex(eng_ecb(e, k, true, want_ecb)) == to_hex(pt));
+                CHECK(to_hex(eng_ecb(e, k, Sm4Direction::kEncrypt, pt)) == to_hex(want_ecb));
+                CHECK(to_hex(eng_ecb(&g, kg, Sm4Direction::kEncrypt, pt)) == to_hex(want_ecb));
+                CHECK(to_hex(eng_ecb(e, k, Sm4Direction::kDecrypt, want_ecb)) == to_hex(pt));
 
                 const BlockFn eb = engine_fn(e, k);
                 CHECK(to_hex(mode_ecb(eb, pt)) == to_hex(want_ecb));
@@ -516,7 +518,7 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
                 }
                 if (e->cfb_decrypt) {
                     Bytes v = iv;
-                    const Bytes ct = mode_cfb(enc, iv, pt, false);
+                    const Bytes ct = mode_cfb(enc, iv, pt, Sm4Direction::kEncrypt);
                     CHECK(to_hex(eng_cfb_dec(e, k, v.data(), ct)) == to_hex(pt));
                     CHECK(to_hex(v) == (n ? to_hex(ct.data() + ct.size() - 16, 16) : to_hex(iv)));
                 }
@@ -551,11 +553,11 @@ TEST_CASE("SM4 in place and misaligned buffers", "[sm4]") {
 
                     const Bytes want_ecb = mode_ecb(enc, pt);
                     reset(pt);
-                    e->ecb(&k, false, out, in, n);
+                    e->ecb(&k, Sm4Direction::kEncrypt, out, in, n);
                     CHECK(to_hex(out, len) == to_hex(want_ecb));
-                    e->ecb(&k, false, in, in, n);
+                    e->ecb(&k, Sm4Direction::kEncrypt, in, in, n);
                     CHECK(to_hex(in, len) == to_hex(want_ecb));
-                    e->ecb(&k, true, in, in, n);
+                    e->ecb(&k, Sm4Direction::kDecrypt, in, in, n);
                     CHECK(to_hex(in, len) == to_hex(pt));
 
                     uint8_t blk[16 + 16];
@@ -587,7 +589,7 @@ TEST_CASE("SM4 in place and misaligned buffers", "[sm4]") {
                         CHECK(to_hex(v, 16) == to_hex(ct.data() + len - 16, 16));
                     }
                     if (e->cfb_decrypt) {
-                        const Bytes ct = mode_cfb(enc, iv, pt, false);
+                        const Bytes ct = mode_cfb(enc, iv, pt, Sm4Direction::kEncrypt);
                         reset(ct);
                         e->cfb_decrypt(&k, out, in, n, v);
                         CHECK(to_hex(out, len) == to_hex(pt));

@@ -68,8 +68,8 @@ void check_engine(const hwaccel::Sm4Engine& e) {
 
     const size_t counts[] = {1, 2, 4, 5, 7, 16, 33, 64, 65, kMaxBlocks};
     for (size_t n : counts) {
-        e.ecb(&k, false, out, pt, n);
-        e.ecb(&k, true, back, out, n);
+        e.ecb(&k, hwaccel::Sm4Direction::kEncrypt, out, pt, n);
+        e.ecb(&k, hwaccel::Sm4Direction::kDecrypt, back, out, n);
         publish(out, 16 * n);
         publish(back, 16 * n);
         secret(pt, sizeof pt);  // ecb's output may have been published in place of it
@@ -93,10 +93,14 @@ void check_engine(const hwaccel::Sm4Engine& e) {
         }
         // In place.
         std::memcpy(back, pt, 16 * n);
-        e.ecb(&k, false, back, back, n);
+        e.ecb(&k, hwaccel::Sm4Direction::kEncrypt, back, back, n);
         publish(back, 16 * n);
     }
     publish(&k, sizeof k);
+}
+
+hwaccel::Sm4Direction direction_of(bool encrypt) {
+    return encrypt ? hwaccel::Sm4Direction::kEncrypt : hwaccel::Sm4Direction::kDecrypt;
 }
 
 // The provider's modes over engine e: key, data, IV and the mode state all
@@ -119,14 +123,14 @@ void check_modes(const hwaccel::Sm4Engine& e) {
             secret(st.keystream, sizeof st.keystream);
             secret(in, sizeof in);
             if (mode < 2) {
-                hwaccel::sm4_cbc(st, mode == 0, out, in, n);
+                hwaccel::sm4_cbc(st, direction_of(mode == 0), out, in, n);
                 publish(out, 16 * n);
             } else {
                 // 5 bytes, then the rest of that block, n blocks and 3 bytes.
                 const size_t len = 11 + 16 * n + 3;
                 for (size_t off : {size_t{0}, size_t{5}}) {
                     const size_t part = off == 0 ? 5 : len;
-                    if (mode == 2 || mode == 3) hwaccel::sm4_cfb(st, mode == 2, out + off, in + off, part);
+                    if (mode == 2 || mode == 3) hwaccel::sm4_cfb(st, direction_of(mode == 2), out + off, in + off, part);
                     else if (mode == 4) hwaccel::sm4_ofb(st, out + off, in + off, part);
                     else hwaccel::sm4_ctr(st, out + off, in + off, part);
                 }

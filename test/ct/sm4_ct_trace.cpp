@@ -359,7 +359,8 @@ void prepare(const Job& job, size_t job_index, int run) {
     // derived from the secret key.
     uint8_t warm_out[kWarmUpBytes];
     if (job.fn == Fn::mode_cfb_enc || job.fn == Fn::mode_cfb_dec)
-        hwaccel::sm4_cfb(st, job.fn == Fn::mode_cfb_enc, warm_out, b.in, kWarmUpBytes);
+        hwaccel::sm4_cfb(st, job.fn == Fn::mode_cfb_enc ? hwaccel::Sm4Direction::kEncrypt : hwaccel::Sm4Direction::kDecrypt,
+                         warm_out, b.in, kWarmUpBytes);
     else if (job.fn == Fn::mode_ofb)
         hwaccel::sm4_ofb(st, warm_out, b.in, kWarmUpBytes);
     else if (job.fn == Fn::mode_ctr)
@@ -396,8 +397,8 @@ void run_job(const void* arg) {
     const uint8_t* stream_in = b.in + kWarmUpBytes;
     switch (job.fn) {
         case Fn::set_key: e.set_key(&b.key, b.user_key); break;
-        case Fn::ecb_enc: e.ecb(&b.key, false, b.out, b.in, job.blocks); break;
-        case Fn::ecb_dec: e.ecb(&b.key, true, b.out, b.in, job.blocks); break;
+        case Fn::ecb_enc: e.ecb(&b.key, hwaccel::Sm4Direction::kEncrypt, b.out, b.in, job.blocks); break;
+        case Fn::ecb_dec: e.ecb(&b.key, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks); break;
         case Fn::encrypt_block: e.encrypt_block(&b.key, b.out, b.in); break;
         case Fn::ctr: e.ctr(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cbc_decrypt: e.cbc_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
@@ -405,10 +406,10 @@ void run_job(const void* arg) {
         case Fn::cbc_encrypt: e.cbc_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cfb_encrypt: e.cfb_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::ofb: e.ofb(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
-        case Fn::mode_cbc_enc: hwaccel::sm4_cbc(st, true, b.out, b.in, job.blocks); break;
-        case Fn::mode_cbc_dec: hwaccel::sm4_cbc(st, false, b.out, b.in, job.blocks); break;
-        case Fn::mode_cfb_enc: hwaccel::sm4_cfb(st, true, b.out, stream_in, bytes); break;
-        case Fn::mode_cfb_dec: hwaccel::sm4_cfb(st, false, b.out, stream_in, bytes); break;
+        case Fn::mode_cbc_enc: hwaccel::sm4_cbc(st, hwaccel::Sm4Direction::kEncrypt, b.out, b.in, job.blocks); break;
+        case Fn::mode_cbc_dec: hwaccel::sm4_cbc(st, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks); break;
+        case Fn::mode_cfb_enc: hwaccel::sm4_cfb(st, hwaccel::Sm4Direction::kEncrypt, b.out, stream_in, bytes); break;
+        case Fn::mode_cfb_dec: hwaccel::sm4_cfb(st, hwaccel::Sm4Direction::kDecrypt, b.out, stream_in, bytes); break;
         case Fn::mode_ofb: hwaccel::sm4_ofb(st, b.out, stream_in, bytes); break;
         case Fn::mode_ctr: hwaccel::sm4_ctr(st, b.out, stream_in, bytes); break;
         case Fn::pkcs7_unpad: break;  // above

@@ -58,16 +58,22 @@ struct Sm4Key {
     uint8_t engine_data[kEngineDataSize];
 };
 
+// Which way SM4 runs, in every layer (engines, provider modes, tests, tools):
+// encryption with Sm4Key::enc, decryption with Sm4Key::dec.
+enum class Sm4Direction { kEncrypt, kDecrypt };
+
 // SM4. The bulk functions take whole 16-byte blocks; in and out may be the
 // same pointer (in place) but must not otherwise overlap. Optional functions
 // may be null: the provider then builds the mode from ecb/encrypt_block. Every
-// function takes a key that this engine's set_key filled.
+// function takes a key that this engine's set_key filled. Engines define
+// theirs with every member named (designated initializers), absent ones as
+// nullptr.
 struct Sm4Engine {
     const char* name;
     bool (*available)(const CpuFeatures&);
     void (*set_key)(Sm4Key* key, const uint8_t user_key[16]);
-    // Encrypts (with key->enc) or, if decrypt, decrypts (with key->dec).
-    void (*ecb)(const Sm4Key* key, bool decrypt, uint8_t* out, const uint8_t* in, size_t nblocks);
+    // Encrypts (with key->enc) or decrypts (with key->dec).
+    void (*ecb)(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks);
     // One block, encryption. Serial modes call this once per block where the
     // engine has no fused version; it must be the engine's lowest-latency
     // constant-time path.

@@ -1,0 +1,259 @@
+// The one-block path of the x86 SM4 engines (declared in sm4_x86_block.hpp):
+// the key schedule, one block through 32 rounds in the serial layout
+// (sm4_x86_maths.hpp), and the serial modes. Register-only look-ups, no
+// secret-dependent branch or address: constant time.
+//
+// No per-file compile flags: the code below the includes is compiled for
+// AVX2/AES-NI through #pragma GCC target (VEX-encoded 128-bit AESENCLAST and
+// 256-bit key preparation), the set that both the AES-NI and the VAES
+// engines require; the shared headers, included first, stay baseline.
+#include "x86/sm4_x86_block.hpp"
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/bytes.hpp"
+#include "hwaccel/engines.hpp"
+#include "x86/sm4_x86_maths.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,aes")
+
+#include "x86/sm4_x86_simd.hpp"
+
+namespace hwaccel::x86::sm4x {
+namespace {
+
+// The SM4 S-box on the four bytes of x (key schedule): broadcast so that
+// ShiftRows has nothing to move.
+HWACCEL_SM4_INLINE uint32_t sbox_word(uint32_t x) {
+    __m128i v = affine128(_mm_set1_epi32(static_cast<int>(x)), kMC1Lo, kMHi);
+    v = _mm_aesenclast_si128(v, _mm_set1_epi8(static_cast<char>(kKc)));
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(affine128(v, kNLo, kNHi)));
+}
+
+
+// Round keys of the serial path, M domain with c1, each spread to 8 bytes
+// (one half of the serial layout) and loaded duplicated (MOVDDUP) when used.
+// set_key writes them into the key's engine_data, both directions, so the
+// one-block path starts at once (built per call they cost ~30 cycles, 7% of a
+// block): 4 loads, 4 affine maps, 8 unpacks, 8 stores per direction, then an
+// 8-byte zero slot that round 31 reads as "the next key".
+constexpr size_t kSerialKeyBytes = 264;
+constexpr size_t kSerialEnc = 0, kSerialDec = kSerialKeyBytes;
+static_assert(2 * kSerialKeyBytes <= Sm4Key::kEngineDataSize, "serial keys fit the key's engine data");
+
+HWACCEL_SM4_INLINE void write_serial_keys(uint8_t* dst, const uint32_t rk[32]) {
+    const __m256i zero = _mm256_setzero_si256();
+    for (int j = 0; j < 4; ++j) {
+        const __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), kMC1Lo, kMHi);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 64 * j), _mm256_unpacklo_epi8(v, zero));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 64 * j + 32), _mm256_unpackhi_epi8(v, zero));
+    }
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 256), _mm256_castsi256_si128(zero));
+}
+
+// One direction's serial keys.
+class SerialKeys {
+public:
+    explicit SerialKeys(const uint8_t* p) : b_(p) {}
+    const uint8_t* data() const { return b_; }
+    // Round key i in both halves. Key 8j + r sits in the unpacked registers
+    // at lane (r & 4), half (r & 1) of the lo (r & 2 = 0) or hi store.
+    HWACCEL_SM4_INLINE __m128i get(int i) const {
+        const int r = i & 7;
+        const int off = 64 * (i >> 3) + ((r & 2) ? 32 : 0) + ((r & 4) ? 16 : 0) + 8 * (r & 1);
+        return _mm_castpd_si128(_mm_loaddup_pd(reinterpret_cast<const double*>(b_ + off)));
+    }
+
+private:
+    const uint8_t* b_;
+};
+HWACCEL_SM4_INLINE SerialKeys serial_enc(const Sm4Key* key) { return SerialKeys(key->engine_data + kSerialEnc); }
+HWACCEL_SM4_INLINE SerialKeys serial_dec(const Sm4Key* key) { return SerialKeys(key->engine_data + kSerialDec); }
+
+// --- one block, lowest latency -----------------------------------------------------
+
+
+// One block: 32 rounds of 21 instructions. In assembly so that the chain's
+// operations are issued in a chosen order: the schedulers pick the oldest
+// ready op, and with GCC's order off-chain xors and loads delayed the chain
+// (intrinsics measured 5% slower, 525 against 497 cycles per block). Per
+// round the chain is AESENCLAST (4), split (1), look-ups (2: four on two
+// shuffle ports), u0 and u2 (1), u1 (1), shuffle (1), xor (1) = 11 cycles in
+// theory; the bare chain measures 13.3 here (tools: a loop of just these
+// ops), the whole round ~14 (u2's look-ups go first: P2, P3 can then start
+// while u0 is formed). With pp = Y[i+2] ^ Y[i+3] ^ rk'[i+1] the next input
+// is t = pp ^ Y[i] ^ o and the new Y[i] = t ^ pp, both off the chain. t and
+// Y[0..3] are wherever GCC puts them (xmm0, xmm3-xmm6 are what the clobbers
+// leave); tables in xmm10-xmm13, AESENCLAST key in xmm14, nibble mask in
+// xmm15, rotation masks in memory.
+#define HWACCEL_SM4_SROUND(Y0, Y2, Y3, K)              \
+    "vaesenclast %%xmm14, %[t], %[t]\n\t"              \
+    "vmovddup " K "(%[k]), %%xmm7\n\t"                 \
+    "vpxor " Y2 ", %%xmm7, %%xmm7\n\t"                 \
+    "vpxor " Y3 ", %%xmm7, %%xmm7\n\t"                 \
+    "vpxor " Y0 ", %%xmm7, %%xmm8\n\t"                 \
+    "vpsrlw $4, %[t], %%xmm2\n\t"                      \
+    "vpand %%xmm15, %[t], %%xmm1\n\t"                  \
+    "vpshufb %%xmm1, %%xmm11, %[t]\n\t"                \
+    "vpshufb %%xmm2, %%xmm10, %%xmm9\n\t"              \
+    "vpshufb %%xmm1, %%xmm13, %%xmm1\n\t"              \
+    "vpshufb %%xmm2, %%xmm12, %%xmm2\n\t"              \
+    "vpxor %%xmm9, %[t], %[t]\n\t"                     \
+    "vpxor %%xmm2, %%xmm1, %%xmm1\n\t"                 \
+    "vpshufb 16(%[c]), %[t], %%xmm2\n\t"               \
+    "vpshufb 32(%[c]), %[t], %%xmm9\n\t"               \
+    "vpxor %%xmm1, %[t], %[t]\n\t"                     \
+    "vpxor %%xmm1, %%xmm8, %%xmm8\n\t"                 \
+    "vpxor %%xmm9, %%xmm2, %%xmm2\n\t"                 \
+    "vpshufb 0(%[c]), %[t], %[t]\n\t"                  \
+    "vpxor %%xmm2, %%xmm8, %%xmm8\n\t"                 \
+    "vpxor %%xmm8, %[t], %[t]\n\t"                     \
+    "vpxor %[t], %%xmm7, " Y0 "\n\t"
+
+struct SerialConsts {
+    Table16 r1, r2, r3;                          // 0, 16, 32
+    Table16 u0l, u0h, u2l, u2h, m0f, key;        // 48 ...
+};
+constexpr SerialConsts kSerial = {
+    kR1, kR2, kR3, kU0Lo, kU0Hi, kU2Lo, kU2Hi,
+    {{0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F}},
+    kSerialKey,
+};
+static_assert(offsetof(SerialConsts, u0l) == 48 && offsetof(SerialConsts, key) == 128, "asm offsets");
+
+// Serial layout helpers: a dense M-domain block to its four words, and back.
+struct SerialWords {
+    __m128i w[4];
+};
+HWACCEL_SM4_INLINE SerialWords spread(__m128i dense) {
+    return {{_mm_shuffle_epi8(dense, ld(kSpreadBlock[0])), _mm_shuffle_epi8(dense, ld(kSpreadBlock[1])),
+             _mm_shuffle_epi8(dense, ld(kSpreadBlock[2])), _mm_shuffle_epi8(dense, ld(kSpreadBlock[3]))}};
+}
+HWACCEL_SM4_INLINE __m128i gather(const SerialWords& v) {
+    const __m128i a = _mm_or_si128(_mm_shuffle_epi8(v.w[0], ld(kGather[0])), _mm_shuffle_epi8(v.w[1], ld(kGather[1])));
+    const __m128i b = _mm_or_si128(_mm_shuffle_epi8(v.w[2], ld(kGather[2])), _mm_shuffle_epi8(v.w[3], ld(kGather[3])));
+    return _mm_or_si128(a, b);
+}
+HWACCEL_SM4_INLINE SerialWords spread_plain(__m128i block) { return spread(affine128(block, kMLo, kMHi)); }
+HWACCEL_SM4_INLINE __m128i gather_plain(const SerialWords& v) { return affine128(gather(v), kMinvLo, kMinvHi); }
+HWACCEL_SM4_INLINE SerialWords xor_words(const SerialWords& a, const SerialWords& b) {
+    return {{_mm_xor_si128(a.w[0], b.w[0]), _mm_xor_si128(a.w[1], b.w[1]), _mm_xor_si128(a.w[2], b.w[2]),
+             _mm_xor_si128(a.w[3], b.w[3])}};
+}
+
+// The 32 rounds on one block's words X0..X3 (serial layout, M domain).
+// Returns the output block's words in block order, (X35, X34, X33, X32).
+HWACCEL_SM4_INLINE SerialWords serial_rounds(const SerialKeys& ks, const SerialWords& x) {
+    __m128i y0 = x.w[0], y1 = x.w[1], y2 = x.w[2], y3 = x.w[3];
+    __m128i t = _mm_xor_si128(_mm_xor_si128(y1, y2), _mm_xor_si128(y3, ks.get(0)));
+    const uint8_t* k = ks.data();
+    size_t n = 4;
+    // Key 8j + r at 64 j + {0, 8, 32, 40, 16, 24, 48, 56}[r] (SerialKeys).
+    __asm__ volatile(
+        "vmovdqa 48(%[c]), %%xmm13\n\t"
+        "vmovdqa 64(%[c]), %%xmm12\n\t"
+        "vmovdqa 80(%[c]), %%xmm11\n\t"
+        "vmovdqa 96(%[c]), %%xmm10\n\t"
+        "vmovdqa 112(%[c]), %%xmm15\n\t"
+        "vmovdqa 128(%[c]), %%xmm14\n\t"
+        "1:\n\t"
+        HWACCEL_SM4_SROUND("%[y0]", "%[y2]", "%[y3]", "8")
+        HWACCEL_SM4_SROUND("%[y1]", "%[y3]", "%[y0]", "32")
+        HWACCEL_SM4_SROUND("%[y2]", "%[y0]", "%[y1]", "40")
+        HWACCEL_SM4_SROUND("%[y3]", "%[y1]", "%[y2]", "16")
+        HWACCEL_SM4_SROUND("%[y0]", "%[y2]", "%[y3]", "24")
+        HWACCEL_SM4_SROUND("%[y1]", "%[y3]", "%[y0]", "48")
+        HWACCEL_SM4_SROUND("%[y2]", "%[y0]", "%[y1]", "56")
+        HWACCEL_SM4_SROUND("%[y3]", "%[y1]", "%[y2]", "64")
+        "add $64, %[k]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [t] "+x"(t), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3), [k] "+r"(k),
+          [n] "+r"(n)
+        : [c] "r"(&kSerial)
+        : "cc", "memory", "xmm1", "xmm2", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+          "xmm13", "xmm14", "xmm15");
+    return {{y3, y2, y1, y0}};
+}
+
+HWACCEL_SM4_INLINE __m128i serial_crypt(const SerialKeys& ks, __m128i block) {
+    return gather_plain(serial_rounds(ks, spread_plain(block)));
+}
+
+HWACCEL_SM4_INLINE SerialKeys serial_keys(const Sm4Key* key, Sm4Direction direction) {
+    return direction == Sm4Direction::kDecrypt ? serial_dec(key) : serial_enc(key);
+}
+
+// The serial modes, fused: the chaining value stays in the serial layout
+// and M domain from block to block, so between two blocks' rounds the chain
+// has just the xor of the next input (CBC) or of the output (CFB); the
+// conversions of plaintext and ciphertext run off the chain, beside the
+// rounds. With the round keys prepared once per call this measured ~25%
+// faster per block than a loop over encrypt_block.
+//   CBC encrypt: c_i = E(p_i ^ c_{i-1})
+//   CFB encrypt: c_i = p_i ^ E(c_{i-1})
+//   OFB:         o_i = E(o_{i-1}), out_i = in_i ^ o_i
+// iv: c_0 or o_0 on entry, the last c or o on return. in == out is allowed.
+enum class Serial { kCbc, kCfb, kOfb };
+template <Serial kMode>
+void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    const SerialKeys ks = serial_enc(key);
+    SerialWords c = spread_plain(loadu128(iv));
+    for (size_t i = 0; i < n; ++i) {
+        const __m128i p = loadu128(in + 16 * i);
+        if constexpr (kMode == Serial::kCbc) {
+            c = serial_rounds(ks, xor_words(spread_plain(p), c));
+        } else if constexpr (kMode == Serial::kCfb) {
+            c = xor_words(spread_plain(p), serial_rounds(ks, c));
+        } else {
+            c = serial_rounds(ks, c);
+        }
+        const __m128i o = gather_plain(c);
+        storeu128(out + 16 * i, kMode == Serial::kOfb ? _mm_xor_si128(o, p) : o);
+    }
+    storeu128(iv, gather_plain(c));
+}
+
+}  // namespace
+
+// Standard round keys (the portable engine's format). Constant time: the
+// S-box is AESENCLAST plus register look-ups.
+void set_key(Sm4Key* key, const uint8_t user_key[16]) {
+    uint32_t k[4];
+    for (int i = 0; i < 4; ++i) k[i] = load_be32(user_key + 4 * i) ^ kFK[i];
+    for (int i = 0; i < 32; ++i) {
+        const uint32_t t = sbox_word(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ ck_word(i));
+        k[i & 3] ^= t ^ rotl32(t, 13) ^ rotl32(t, 23);
+        key->enc[i] = k[i & 3];
+    }
+    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
+    secure_zero(k, sizeof k);
+    write_serial_keys(key->engine_data + kSerialEnc, key->enc);
+    write_serial_keys(key->engine_data + kSerialDec, key->dec);
+}
+
+__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
+    return serial_crypt(serial_keys(key, direction), block);
+}
+
+void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
+    storeu128(out, serial_crypt(serial_enc(key), loadu128(in)));
+}
+
+void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCbc>(key, out, in, n, iv);
+}
+void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCfb>(key, out, in, n, iv);
+}
+void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kOfb>(key, out, in, n, iv);
+}
+
+}  // namespace hwaccel::x86::sm4x
+
+#pragma GCC pop_options

@@ -1,0 +1,31 @@
+// The one-block path of the x86 SM4 engines (sm4_x86_block.cpp): the key
+// schedule, one block at the lowest latency, and the serial modes built on
+// it. Compiled once, for AES-NI + AVX2, which every engine that uses it
+// requires (the VAES engine too); its functions go straight into the
+// engines' tables. ISA-free to include: only declarations.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel::x86::sm4x {
+
+// Standard round keys in key->enc and key->dec, and the one-block path's
+// own layout of them in key->engine_data.
+void set_key(Sm4Key* key, const uint8_t user_key[16]);
+
+// One block, the given way, in and out in registers (for the bulk modes'
+// single-block calls, so their result need not pass through memory).
+__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block);
+void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]);
+
+// The serial modes, fused (Sm4Engine::cbc_encrypt, cfb_encrypt, ofb).
+void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+
+}  // namespace hwaccel::x86::sm4x
