@@ -504,9 +504,11 @@ private:
 
 // --- choosing a kernel ----------------------------------------------------------
 
-// Measured on x86-64 (Zen 3, g++ 12 -O3): one block 0.7 us; Small 1.0 us per
-// call of up to 8 blocks (plus 0.2 us for its masks); Bulk 6-7 us per call of
-// up to 128 blocks (plus 1 us for its masks).
+// Each kernel costs about the same per call whatever the number of blocks up
+// to its width, masks included: Small (8 blocks) about 1.7 one-block calls,
+// Bulk (128 blocks) about 6 Small calls (x86-64, g++ 12 -O3). So one block
+// goes alone, and Bulk pays from half its width on. Measure with
+// `build/tools/hwaccel-engine-bench generic` (SM4 modes per length).
 constexpr size_t kSerialMax = 1;  // up to this many blocks: one at a time
 constexpr size_t kBulkMin = 64;   // from this many blocks: the 128-block kernel
 

@@ -27,21 +27,18 @@
 //     map, which makes the loop body two rounds long (code 1.5 KB, well inside
 //     the op cache). The next round's column parities are recomputed from the
 //     stored rows plus the kept row, instead of being accumulated in registers.
-//   * Cycles per permutation (16-block absorb loop, rate 136, 5th percentile
-//     of interleaved samples, TSC calibrated against a dependent add chain):
-//     this engine 840-860, the portable engine 965-990, OpenSSL 3.0 (EVP, its
-//     keccak1600-x86_64 asm) 965-990, i.e. 1.15x OpenSSL. Through the
-//     provider at 16 KiB: 1.10-1.22x depending on algorithm and noise. That is
-//     short of the 1.20x goal for SHA3-256: 130 ALU ops per round at the
-//     measured ~3.7 per cycle is ~843 cycles, so the ALU budget, not the
-//     schedule, is now the limit.
+//   * The permutation runs close to 130 ALU ops per round at the rate the
+//     core sustains, so the ALU budget, not the schedule, is the limit.
+//     Measure the engine alone with `build/tools/hwaccel-engine-bench sha3`
+//     and through the provider with `scripts/bench.py --evp --alg sha3-256`;
+//     current figures are in docs/speed.md.
 //   * Tried and rejected: lane complementing (pointless with andn); rorx for
 //     rho (same speed as rol, longer code); all 25 lanes in memory with C in
 //     registers and two D spilled (1.01x); SSE2 for part of the column
 //     parities (slower: XMM traffic costs integer throughput and adds ~20
-//     cycles of latency); a
-//     computed jump for the block XOR and four rounds per iteration (within
-//     noise); row orders other than 0,1,2,3 with row 4 kept (up to 4% slower).
+//     cycles of latency); a computed jump for the block XOR and four rounds
+//     per iteration (within noise); row orders other than 0,1,2,3 with row 4
+//     kept (up to 4% slower).
 
 #include "x86/x86_engines.hpp"
 
