@@ -455,29 +455,34 @@ std::vector<EvpDigestTest> load_evp_digest_tests(const std::string& path) {
 
 namespace {
 
-// Stores one field of a cipher test by its name in any case; a name other
-// than the four goes to `other`. Each of the four at most once.
-void add_cipher_field(CipherVector& v, std::set<std::string>& seen, const std::string& key,
-                      const std::string& value, const std::string& where,
-                      Bytes (*decode)(std::string_view)) {
-    Bytes* field = iequals(key, "Key")          ? &v.key
-                   : iequals(key, "IV")         ? &v.iv
-                   : iequals(key, "Plaintext")  ? &v.plaintext
-                   : iequals(key, "Ciphertext") ? &v.ciphertext
-                                                : nullptr;
-    if (field == nullptr) {
-        v.other.emplace_back(key, value);
-        return;
+// A cipher test from its "name = value" fields: Key, IV, Plaintext and
+// Ciphertext in any case, each at most once, all but IV required; any other
+// name is kept in `other`. `decode` reads a value.
+CipherVector make_cipher_vector(const std::string& path, const std::string& where,
+                                const std::string& cipher, const std::vector<StanzaLine>& fields,
+                                Bytes (*decode)(std::string_view)) {
+    CipherVector v;
+    v.where = where;
+    v.cipher = cipher;
+    std::set<std::string> seen;  // upper-cased names
+    for (const StanzaLine& f : fields) {
+        Bytes* field = iequals(f.key, "Key")          ? &v.key
+                       : iequals(f.key, "IV")         ? &v.iv
+                       : iequals(f.key, "Plaintext")  ? &v.plaintext
+                       : iequals(f.key, "Ciphertext") ? &v.ciphertext
+                                                      : nullptr;
+        if (field == nullptr) {
+            v.other.emplace_back(f.key, f.value);
+            continue;
+        }
+        std::string name;
+        for (char c : f.key) name.push_back(static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c));
+        if (!seen.insert(name).second) fail(f.where, f.key + " given twice");
+        at_position(path, f.where, [&] { *field = decode(f.value); });
     }
-    std::string name;
-    for (char c : key) name.push_back(static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c));
-    if (!seen.insert(name).second) fail(where, key + " given twice");
-    *field = decode(value);
-}
-
-void check_cipher_vector(const CipherVector& v, const std::set<std::string>& seen) {
     for (const char* need : {"KEY", "PLAINTEXT", "CIPHERTEXT"})
-        if (seen.count(need) == 0) fail(v.where, std::string("missing ") + need);
+        if (seen.count(need) == 0) fail(where, std::string("missing ") + need);
+    return v;
 }
 
 Bytes decode_hex(std::string_view s) { return from_hex(s); }
@@ -487,17 +492,10 @@ Bytes decode_hex(std::string_view s) { return from_hex(s); }
 std::vector<CipherVector> load_rsp_cipher_vectors(const std::string& path) {
     std::vector<CipherVector> out;
     for (const RspRecord& r : parse_rsp(path)) {
-        CipherVector v;
-        v.where = r.where();
-        std::set<std::string> seen;
-        for (const auto& kv : r.fields) {
-            if (iequals(kv.first, "COUNT")) continue;
-            at_position(path, v.where, [&] {
-                add_cipher_field(v, seen, kv.first, kv.second, v.where, decode_hex);
-            });
-        }
-        check_cipher_vector(v, seen);
-        out.push_back(std::move(v));
+        std::vector<StanzaLine> fields;  // an .rsp record knows only its first line
+        for (const auto& kv : r.fields)
+            if (!iequals(kv.first, "COUNT")) fields.push_back({kv.first, kv.second, r.where()});
+        out.push_back(make_cipher_vector(path, r.where(), "", fields, decode_hex));
     }
     if (out.empty()) throw std::runtime_error(path + ": no vectors found");
     return out;
@@ -506,19 +504,10 @@ std::vector<CipherVector> load_rsp_cipher_vectors(const std::string& path) {
 std::vector<CipherVector> load_evp_cipher_tests(const std::string& path) {
     std::vector<CipherVector> tests;
     for (const Stanza& s : read_evp_stanzas(path)) {
-        if (s.lines.front().key != "Cipher") continue;
-        CipherVector v;
-        v.where = s.lines.front().where;
-        v.cipher = s.lines.front().value;
-        std::set<std::string> seen;
-        for (size_t i = 1; i < s.lines.size(); ++i) {
-            const StanzaLine& l = s.lines[i];
-            at_position(path, l.where, [&] {
-                add_cipher_field(v, seen, l.key, l.value, l.where, parse_evp_value);
-            });
-        }
-        check_cipher_vector(v, seen);
-        tests.push_back(std::move(v));
+        const StanzaLine& head = s.lines.front();
+        if (head.key != "Cipher") continue;
+        const std::vector<StanzaLine> fields(s.lines.begin() + 1, s.lines.end());
+        tests.push_back(make_cipher_vector(path, head.where, head.value, fields, parse_evp_value));
     }
     if (tests.empty()) throw std::runtime_error(path + ": no Cipher stanzas found");
     return tests;

@@ -38,16 +38,6 @@ int position(EngineList<Engine> list, const char* name) {
 
 }  // namespace
 
-// Tests that count or trace instructions need the model; on a CPU with PHE
-// the instructions run natively and only the result checks apply.
-#define PHE_MODEL_ONLY()                                                          \
-    do {                                                                          \
-        if (!phe::model_active()) {                                               \
-            WARN("PHE executes natively on this CPU: model-only test skipped");   \
-            return;                                                               \
-        }                                                                         \
-    } while (0)
-
 TEST_CASE("phe engine: this run claims PHE and the digest suite covers the engine", "[phe]") {
     // Without HWACCEL_TEST_CPU=+phe the digest suite would skip the engine
     // and still pass: make that a failure.

@@ -115,3 +115,14 @@ void clear_trace();
 void set_poison_outputs(bool on);
 
 }  // namespace hwaccel::test::phe
+
+// For Catch2 tests that count, trace or otherwise inspect the model: on a CPU
+// that executes PHE natively there is nothing to inspect, so they warn and
+// return (the tests that check only results then check the silicon).
+#define PHE_MODEL_ONLY()                                                          \
+    do {                                                                          \
+        if (!hwaccel::test::phe::model_active()) {                                \
+            WARN("PHE executes natively on this CPU: model-only test skipped");   \
+            return;                                                               \
+        }                                                                         \
+    } while (0)

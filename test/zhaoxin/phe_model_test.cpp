@@ -109,16 +109,6 @@ bool dies_with(int sig, F f) {
 
 }  // namespace
 
-// For tests that inspect the model itself: on a CPU that executes PHE
-// natively there is nothing to inspect.
-#define PHE_MODEL_ONLY()                                                          \
-    do {                                                                          \
-        if (!phe::model_active()) {                                               \
-            WARN("PHE executes natively on this CPU: model-only test skipped");   \
-            return;                                                               \
-        }                                                                         \
-    } while (0)
-
 TEST_CASE("phe model: the handler is installed before the tests", "[phe][model]") {
     CHECK(phe::installed());
     if (!phe::model_active()) WARN("PHE executes natively here: the model is not exercised");
