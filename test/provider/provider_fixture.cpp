@@ -123,6 +123,16 @@ std::string provider_of(const EVP_CIPHER* cipher) {
     return OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(cipher));
 }
 
+void final_digest(EVP_MD_CTX* ctx, unsigned char* out, size_t n, bool xof) {
+    if (xof) {
+        REQUIRE(EVP_DigestFinalXOF(ctx, out, n) == 1);
+        return;
+    }
+    unsigned int len = 0;
+    REQUIRE(EVP_DigestFinal_ex(ctx, out, &len) == 1);
+    REQUIRE(len == n);
+}
+
 std::string take_errors() {
     std::string out;
     const char* file;

@@ -64,6 +64,10 @@ std::vector<std::string> engine_selections();
 std::string provider_of(const EVP_MD* md);
 std::string provider_of(const EVP_CIPHER* cipher);
 
+// Finishes a digest: n bytes through EVP_DigestFinalXOF for an XOF, otherwise
+// EVP_DigestFinal_ex, whose length must be n. REQUIREs success.
+void final_digest(EVP_MD_CTX* ctx, unsigned char* out, size_t n, bool xof);
+
 // Empties OpenSSL's error queue into a string (for assertions on messages).
 std::string take_errors();
 
