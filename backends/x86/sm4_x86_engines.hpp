@@ -1,5 +1,5 @@
 // The x86-64 SM4 engines that compute the S-box with AESENCLAST
-// (sm4_x86_common.hpp has the method). Each keeps its ISA inside its own file
+// (sm4_x86_maths.hpp has the method). Each keeps its ISA inside its own file
 // (#pragma GCC target) and reports itself unavailable on CPUs without it.
 #pragma once
 

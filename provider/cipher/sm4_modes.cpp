@@ -16,6 +16,16 @@ void xor_block(uint8_t* out, const uint8_t* a, const uint8_t* b) {
     for (size_t i = 0; i < kBlock; ++i) out[i] = a[i] ^ b[i];
 }
 
+// Adds n to a 128-bit big-endian counter, wrapping at 2^128.
+void counter_add(uint8_t counter[16], uint64_t n) {
+    uint64_t lo = load_be64(counter + 8);
+    uint64_t hi = load_be64(counter);
+    uint64_t sum = lo + n;
+    hi += sum < lo;  // carry into the upper half; the whole counter wraps at 2^128
+    store_be64(counter, hi);
+    store_be64(counter + 8, sum);
+}
+
 void cbc_decrypt_fallback(const Sm4State& s, uint8_t* out, const uint8_t* in, size_t nblocks,
                           uint8_t iv[16]) {
     uint8_t cipher[kChunkBlocks * kBlock];
@@ -92,15 +102,6 @@ void sm4_ctr_resume(Sm4State& s) {
         if (previous[i]-- != 0) break;
     s.engine->encrypt_block(&s.key, s.keystream, previous);
     secure_zero(previous, sizeof previous);
-}
-
-void counter_add(uint8_t counter[16], uint64_t n) {
-    uint64_t lo = load_be64(counter + 8);
-    uint64_t hi = load_be64(counter);
-    uint64_t sum = lo + n;
-    hi += sum < lo;  // carry into the upper half; the whole counter wraps at 2^128
-    store_be64(counter, hi);
-    store_be64(counter + 8, sum);
 }
 
 void sm4_ecb(Sm4State& s, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {

@@ -46,7 +46,4 @@ void sm4_forget_stream(Sm4State& s);
 // (a fresh context then "encrypts" to the plaintext).
 void sm4_ctr_resume(Sm4State& s);
 
-// Adds n to a 128-bit big-endian counter, wrapping at 2^128.
-void counter_add(uint8_t counter[16], uint64_t n);
-
 }  // namespace hwaccel
