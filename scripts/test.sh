@@ -6,7 +6,9 @@
 #      EVP suites again.
 #   3. OpenSSL 3.5, built once from Debian 13's source package into a cache
 #      (scripts/openssl35.sh): hwaccel built against it runs the EVP and CLI
-#      suites, and the 3.0-built module runs the CLI suite in 3.5's openssl.
+#      suites, and the 3.0-built module runs the CLI suite in 3.5's openssl;
+#      OpenSSL's own evp_test runs its SHA/SHA-3/SHAKE/SM4 recipes with only
+#      hwaccel loaded, both modules (scripts/openssl-evp-test.sh).
 #   4. IBM Z (s390x) cross build run under qemu-s390x-static
 #      (scripts/cross-s390x.sh): the portable engines' backend suites on a
 #      big-endian machine, and the CPACF engines' backend and EVP suites under
@@ -42,6 +44,11 @@ scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_S
 echo "== OpenSSL 3.5"
 prefix=$(scripts/openssl35.sh)
 scripts/test-against.sh "$prefix" "$top/build"
+# OpenSSL's own test/evp_test (built once from the same source, cached) over
+# its SHA/SHA-3/SHAKE and SM4 recipe files, hwaccel the only provider: the
+# module built against 3.5 (by test-against.sh) and the 3.0-built one.
+version35=$(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version -v | awk '{print $2}')
+scripts/openssl-evp-test.sh "$top/build-openssl-$version35" "$top/build"
 
 if [ "$(uname -m)" != s390x ]; then
     echo "== s390x cross build under qemu"
