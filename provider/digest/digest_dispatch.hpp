@@ -8,6 +8,7 @@
 //   static void finish(Hasher&, uint8_t* out, size_t len);  writes len bytes, wipes
 //   kBlockSize, kDigestSize (the default output length), kXof, kAlgidAbsent
 //   XOFs also: static void squeeze(Hasher&, uint8_t* out, size_t len);
+//   (used under `if constexpr (Algo::kXof)`: other digests need none)
 #pragma once
 
 #include <openssl/core_dispatch.h>

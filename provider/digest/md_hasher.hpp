@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 
@@ -14,7 +15,8 @@ namespace hwaccel {
 struct Sha1Traits {
     using Engine = Sha1Engine;
     static constexpr size_t kStateWords = 5;
-    static constexpr size_t kDigestSize = 20;
+    static constexpr size_t kBlockSize = kSha1BlockSize;
+    static constexpr size_t kDigestSize = kSha1DigestSize;
     static constexpr uint32_t kInit[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
                                           0xc3d2e1f0};
 };
@@ -22,7 +24,8 @@ struct Sha1Traits {
 struct Sha224Traits {
     using Engine = Sha256Engine;
     static constexpr size_t kStateWords = 8;
-    static constexpr size_t kDigestSize = 28;
+    static constexpr size_t kBlockSize = kSha256BlockSize;
+    static constexpr size_t kDigestSize = kSha224DigestSize;
     static constexpr uint32_t kInit[8] = {0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939,
                                           0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4};
 };
@@ -30,7 +33,8 @@ struct Sha224Traits {
 struct Sha256Traits {
     using Engine = Sha256Engine;
     static constexpr size_t kStateWords = 8;
-    static constexpr size_t kDigestSize = 32;
+    static constexpr size_t kBlockSize = kSha256BlockSize;
+    static constexpr size_t kDigestSize = kSha256DigestSize;
     static constexpr uint32_t kInit[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                           0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 };
@@ -39,7 +43,7 @@ struct Sha256Traits {
 template <class Traits>
 class MdHasher {
 public:
-    static constexpr size_t kBlockSize = 64;
+    static constexpr size_t kBlockSize = Traits::kBlockSize;
     static constexpr size_t kDigestSize = Traits::kDigestSize;
     using Engine = typename Traits::Engine;
 
@@ -80,15 +84,15 @@ public:
     void finish(uint8_t* out) {
         const uint64_t bit_length = d_.total * 8;
         size_t n = d_.buffered;
-        d_.buffer[n++] = 0x80;
-        if (n > kBlockSize - 8) {
-            std::memset(d_.buffer + n, 0, kBlockSize - n);
-            engine_->blocks(d_.state, d_.buffer, 1);
-            n = 0;
-        }
-        std::memset(d_.buffer + n, 0, kBlockSize - 8 - n);
-        store_be64(d_.buffer + kBlockSize - 8, bit_length);
-        engine_->blocks(d_.state, d_.buffer, 1);
+        d_.buffer[n++] = kMdPadByte;
+        // The padding spills into a second block when the length no longer
+        // fits after the 0x80: both go to the engine in one call (CPACF: one
+        // KIMD, not two).
+        const size_t nblocks = n > kBlockSize - kMdLengthBytes ? 2 : 1;
+        const size_t end = nblocks * kBlockSize;
+        std::memset(d_.buffer + n, 0, end - kMdLengthBytes - n);
+        store_be64(d_.buffer + end - kMdLengthBytes, bit_length);
+        engine_->blocks(d_.state, d_.buffer, nblocks);
         // Every digest here is a whole number of state words (SHA-224: 7 of 8).
         static_assert(kDigestSize % 4 == 0);
         for (size_t i = 0; i < kDigestSize / 4; ++i) store_be32(out + 4 * i, d_.state[i]);
@@ -105,7 +109,7 @@ private:
         uint32_t state[Traits::kStateWords];
         uint64_t total;
         size_t buffered;
-        uint8_t buffer[kBlockSize];
+        uint8_t buffer[2 * kBlockSize];  // the padding may take a second block
     };
     const Engine* engine_;
     Data d_;

@@ -15,7 +15,6 @@ struct MdAlgo {
     static constexpr bool kAlgidAbsent = true;  // as the default provider: no NULL in AlgorithmIdentifier
     static Hasher make(const Selection& s) { return Hasher(s.*kEngine); }
     static void finish(Hasher& h, uint8_t* out, size_t) { h.finish(out); }
-    static void squeeze(Hasher&, uint8_t*, size_t) {}  // not an XOF: never offered
 };
 
 }  // namespace
