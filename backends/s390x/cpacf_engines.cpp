@@ -10,11 +10,15 @@
 // (KIMD on a SHA-3 code is a pure absorb, no padding: SHAKE256's rate 136 is
 // SHA3-256's). permute is KIMD-SHA3-512 over one 72-byte block of zeros:
 // XOR with zeros changes nothing, so that is the bare Keccak-f[1600] in
-// hardware (the kernel's sha3_keccakf does the same). The KLMD paths that
-// need a richer interface are below the engines.
+// hardware (the kernel's sha3_keccakf does the same).
+//
+// The engine's optional members are KLMD: the tail, the padding and the
+// output in one instruction (finish), more SHAKE output in one instruction
+// (squeeze), a whole short message from the zero state (oneshot).
 #include <cstring>
 
 #include "generic/generic_engines.hpp"
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "s390x/cpacf.hpp"
@@ -25,9 +29,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 
 namespace hwaccel::s390x {
 namespace {
-
-constexpr uint8_t kSha3Pad = 0x06;  // as provider/digest/keccak_sponge.hpp
-constexpr uint8_t kShakePad = 0x1f;
 
 // ---------------------------------------------------------------- layout
 //
@@ -52,11 +53,11 @@ void from_cpacf_layout(uint64_t state[25]) {
 // the query, never an absorb).
 unsigned long absorb_code(size_t rate) {
     switch (rate) {
-    case 144: return kSha3_224;
-    case 136: return kSha3_256;
-    case 104: return kSha3_384;
-    case 72: return kSha3_512;
-    case 168: return cpu_features().cpacf_shake ? kShake128 : 0;
+    case kSha3_224Rate: return kSha3_224;
+    case kSha3_256Rate: return kSha3_256;  // = kShake256Rate
+    case kSha3_384Rate: return kSha3_384;
+    case kSha3_512Rate: return kSha3_512;
+    case kShake128Rate: return cpu_features().cpacf_shake ? kShake128 : 0;
     default: return 0;
     }
 }
@@ -67,15 +68,15 @@ unsigned long final_code(size_t rate, uint8_t pad, bool& shake) {
     shake = pad == kShakePad;
     if (pad == kSha3Pad && cpu.cpacf_sha3) {
         switch (rate) {
-        case 144: return kSha3_224;
-        case 136: return kSha3_256;
-        case 104: return kSha3_384;
-        case 72: return kSha3_512;
+        case kSha3_224Rate: return kSha3_224;
+        case kSha3_256Rate: return kSha3_256;
+        case kSha3_384Rate: return kSha3_384;
+        case kSha3_512Rate: return kSha3_512;
         }
     }
     if (shake && cpu.cpacf_sha3 && cpu.cpacf_shake) {
-        if (rate == 168) return kShake128;
-        if (rate == 136) return kShake256;
+        if (rate == kShake128Rate) return kShake128;
+        if (rate == kShake256Rate) return kShake256;
     }
     return 0;
 }
@@ -105,18 +106,32 @@ void keccak_absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size
     from_cpacf_layout(state);
 }
 
-alignas(8) const uint8_t kZeroBlock[72] = {};
+alignas(8) const uint8_t kZeroBlock[kSha3_512Rate] = {};
 
 void keccak_permute(uint64_t state[25]) {
     kimd(kSha3_512, to_cpacf_layout(state), kZeroBlock, sizeof kZeroBlock);
     from_cpacf_layout(state);
 }
 
+bool keccak_oneshot_member(const uint8_t* data, size_t len, size_t rate, uint8_t pad, uint8_t* out,
+                           size_t out_len) {
+    return keccak_oneshot(data, len, rate, pad, out, out_len);
+}
+
 }  // namespace
 
-const Sha1Engine sha1_cpacf = {"cpacf", sha1_available, sha1_blocks};
-const Sha256Engine sha256_cpacf = {"cpacf", sha256_available, sha256_blocks};
-const KeccakEngine keccak_cpacf = {"cpacf", keccak_available, keccak_absorb, keccak_permute};
+const Sha1Engine sha1_cpacf = {.name = "cpacf", .available = sha1_available, .blocks = sha1_blocks};
+const Sha256Engine sha256_cpacf = {
+    .name = "cpacf", .available = sha256_available, .blocks = sha256_blocks};
+const KeccakEngine keccak_cpacf = {
+    .name = "cpacf",
+    .available = keccak_available,
+    .absorb = keccak_absorb,
+    .permute = keccak_permute,
+    .finish = keccak_finish,
+    .squeeze = keccak_squeeze,
+    .oneshot = keccak_oneshot_member,
+};
 
 // ---------------------------------------------------------------- KLMD paths
 

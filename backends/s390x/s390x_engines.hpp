@@ -12,18 +12,17 @@ namespace hwaccel::s390x {
 
 extern const Sha1Engine sha1_cpacf;      // KIMD-SHA-1   (cpu.cpacf_sha1)
 extern const Sha256Engine sha256_cpacf;  // KIMD-SHA-256 (cpu.cpacf_sha256)
-extern const KeccakEngine keccak_cpacf;  // KIMD-SHA3-*, KIMD-SHAKE-128 (cpu.cpacf_sha3;
-                                         // SHAKE128's rate also needs cpu.cpacf_shake,
-                                         // else that rate is absorbed in software)
+extern const KeccakEngine keccak_cpacf;  // KIMD-SHA3-*, KIMD-SHAKE-128, KLMD (cpu.cpacf_sha3;
+                                         // SHAKE128's rate and SHAKE's KLMD also need
+                                         // cpu.cpacf_shake, else done in software)
 
-// ---- KLMD paths the current KeccakEngine interface cannot reach yet. They
-// have the signatures proposed for optional KeccakEngine members (see
-// docs/s390x.md) and are tested under the instruction model now. Each returns
+// ---- The KLMD paths behind keccak_cpacf's optional members finish, squeeze
+// and oneshot (engines.hpp), exposed for the s390x tests. Each returns
 // false, touching nothing, when no function code fits (rate, pad) or the
-// machine lacks it; the caller then uses absorb/permute.
+// machine lacks it; the sponge then uses absorb/permute.
 
-// Absorbs all of data (any length), pads with `pad` (kSha3Pad 0x06 or
-// kShakePad 0x1f, plus the final 0x80) and writes the first out_len bytes of
+// Absorbs all of data (any length), pads with `pad` (kSha3Pad or kShakePad,
+// plus the final bit) and writes the first out_len bytes of
 // output (SHA-3 pads: out_len <= rate). The state is left as after the
 // permutation that produced the last output block (after the padding one if
 // out_len == 0), so a sponge continues at offset out_len % rate, or with a

@@ -1,24 +1,28 @@
 // The Keccak sponge (SHA-3 and SHAKE) over an engine's absorb/permute
-// functions. OpenSSL-free so the backend tests use it too.
+// functions, and its optional finish/squeeze/oneshot where the engine has
+// them (engines.hpp). OpenSSL-free so the backend tests use it too.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 
 namespace hwaccel {
 
-// Domain-separation bits plus the first padding bit, as one byte (FIPS 202).
-inline constexpr uint8_t kSha3Pad = 0x06;
-inline constexpr uint8_t kShakePad = 0x1f;
-
 // A plain value: copying it is a deep copy (dupctx).
 class KeccakSponge {
 public:
-    static constexpr size_t kMaxRate = 168;  // SHAKE128
+    static constexpr size_t kMaxRate = kKeccakMaxRate;
+    // With an engine that has oneshot, a message of up to this many bytes is
+    // held unabsorbed until the final, which then costs one instruction for
+    // the whole message (CPACF: one KLMD instead of KIMD blocks plus a KLMD
+    // for the tail). Two SHAKE128 blocks: covers the 256-byte messages the
+    // kernel's one-shot figures are for, at every rate.
+    static constexpr size_t kHoldBytes = 2 * kMaxRate;
 
     KeccakSponge(const KeccakEngine* engine, size_t rate, uint8_t pad)
         : engine_(engine), rate_(rate), pad_(pad) {
@@ -29,6 +33,7 @@ public:
         secure_zero(lanes_, sizeof lanes_);  // libc memset: no rep stosq (see bytes.hpp)
         buffered_ = 0;
         squeezing_ = false;
+        holding_ = engine_->oneshot != nullptr;
     }
 
     size_t rate() const { return rate_; }
@@ -36,6 +41,14 @@ public:
 
     // Absorbs input; must not be called once squeezing has begun.
     void update(const uint8_t* data, size_t len) {
+        if (holding_) {
+            if (len <= kHoldBytes - buffered_) {
+                if (len != 0) std::memcpy(buffer_ + buffered_, data, len);
+                buffered_ += len;
+                return;
+            }
+            stop_holding();
+        }
         if (buffered_ != 0) {
             size_t take = rate_ - buffered_;
             if (take > len) take = len;
@@ -61,7 +74,30 @@ public:
     // Produces the next `len` bytes of output; the first call pads the input.
     // Any sequence of squeezes yields the same bytes as one long squeeze.
     void squeeze(uint8_t* out, size_t len) {
-        if (!squeezing_) pad_and_switch();
+        if (!squeezing_) {
+            if (engine_->finish &&
+                engine_->finish(lanes_, buffer_, buffered_, rate_, pad_, out, len)) {
+                // The state is the one that produced the last output block.
+                squeezing_ = true;
+                holding_ = false;
+                buffered_ = len % rate_ != 0 || len == 0 ? len % rate_ : rate_;
+                return;
+            }
+            pad_and_switch();
+        }
+        // The rest of the current block from the state, then whole blocks.
+        if (buffered_ != rate_ && len != 0) {
+            size_t take = rate_ - buffered_;
+            if (take > len) take = len;
+            extract(buffered_, out, take);
+            buffered_ += take;
+            out += take;
+            len -= take;
+        }
+        if (len != 0 && engine_->squeeze && engine_->squeeze(lanes_, out, len, rate_)) {
+            buffered_ = len % rate_ != 0 ? len % rate_ : rate_;
+            return;
+        }
         while (len != 0) {
             if (buffered_ == rate_) {
                 engine_->permute(lanes_);
@@ -76,12 +112,26 @@ public:
         }
     }
 
+    // The final: writes `len` bytes of output (after any earlier squeezes)
+    // and wipes; reset() before further use. A message that was held whole
+    // goes to the engine's oneshot: no state to load or keep.
+    void finish(uint8_t* out, size_t len) {
+        if (holding_ && !squeezing_ &&
+            engine_->oneshot(buffer_, buffered_, rate_, pad_, out, len)) {
+            wipe();
+            return;
+        }
+        squeeze(out, len);
+        wipe();
+    }
+
     // Clears everything derived from the message; engine, rate and pad stay.
     void wipe() {
         secure_zero(lanes_, sizeof lanes_);
         secure_zero(buffer_, sizeof buffer_);
         buffered_ = 0;
         squeezing_ = false;
+        holding_ = false;  // until reset()
     }
 
     const KeccakEngine* engine() const { return engine_; }
@@ -92,15 +142,27 @@ private:
     // was a tenth of a 16-byte SHA3-256). The buffer keeps its message bytes
     // until wipe(), as it does while absorbing.
     void pad_and_switch() {
+        if (holding_) stop_holding();
         size_t i = 0;
         for (; i + 8 <= buffered_; i += 8) lanes_[i / 8] ^= load_le64(buffer_ + i);
         for (; i < buffered_; ++i) xor_byte(i, buffer_[i]);
         xor_byte(buffered_, pad_);
-        xor_byte(rate_ - 1, 0x80);
+        xor_byte(rate_ - 1, kKeccakFinalBit);
         engine_->permute(lanes_);
         squeezing_ = true;
         buffered_ = 0;  // now counts output bytes taken from the current block
     }
+    // The held message is too long for a one-shot (or the engine declined):
+    // its whole blocks are absorbed, the tail stays buffered as usual.
+    void stop_holding() {
+        holding_ = false;
+        if (size_t n = buffered_ / rate_) {
+            engine_->absorb(lanes_, buffer_, n, rate_);
+            buffered_ -= n * rate_;
+            std::memmove(buffer_, buffer_ + n * rate_, buffered_);
+        }
+    }
+
     void xor_byte(size_t i, uint8_t b) { lanes_[i / 8] ^= uint64_t{b} << (8 * (i % 8)); }
 
     // Copies sponge bytes [offset, offset + len) of the current state to out:
@@ -117,9 +179,10 @@ private:
     size_t rate_;
     uint8_t pad_;
     bool squeezing_;
+    bool holding_;     // nothing absorbed yet: the whole message is in buffer_
     size_t buffered_;  // absorbing: input bytes in buffer_; squeezing: output bytes used
-    uint64_t lanes_[25];
-    uint8_t buffer_[kMaxRate];
+    uint64_t lanes_[kKeccakLanes];
+    uint8_t buffer_[kHoldBytes];
 };
 
 }  // namespace hwaccel

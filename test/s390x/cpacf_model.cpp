@@ -329,6 +329,7 @@ void on_sigill(int, siginfo_t* si, void* context) {
         return;
     }
     __atomic_add_fetch(&g_stats.by_code[regs.gr[0] & 0x7f], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(insn[1] == 0x3f ? &g_stats.klmd : &g_stats.kimd, 1, __ATOMIC_RELAXED);
     if (result == Result::kPartial) __atomic_add_fetch(&g_stats.partial, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < 16; ++i) uc->uc_mcontext.gregs[i] = regs.gr[i];
     const uint64_t cc = result == Result::kPartial ? 3 : 0;

@@ -60,6 +60,8 @@ unsigned partial_every();
 struct Stats {
     uint64_t traps = 0;    // instructions executed by the model from a trap
     uint64_t partial = 0;  // of which ended in cc 3
+    uint64_t kimd = 0;     // of which KIMD
+    uint64_t klmd = 0;     // of which KLMD
     uint64_t by_code[128] = {};
 };
 const Stats& stats();

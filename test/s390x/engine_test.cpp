@@ -2,7 +2,7 @@
 // suites (test/backends/) run the engines through the hashers; these look at
 // what those cannot see: the block functions against the portable engines on
 // arbitrary states (the one Keccak layout conversion), the choice per
-// function code, the KLMD paths the engine interface cannot reach yet, and
+// function code, the KLMD paths on their own, and
 // the detection logic on synthetic facts.
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "digest/keccak_sponge.hpp"
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
 #include "s390x/cpacf_model.hpp"
@@ -61,9 +62,12 @@ struct SpongeAlgo {
     size_t digest;  // 0 for SHAKE
 };
 constexpr SpongeAlgo kSponges[] = {
-    {"SHA3-224", 144, kSha3Pad, 28}, {"SHA3-256", 136, kSha3Pad, 32},
-    {"SHA3-384", 104, kSha3Pad, 48}, {"SHA3-512", 72, kSha3Pad, 64},
-    {"SHAKE128", 168, kShakePad, 0}, {"SHAKE256", 136, kShakePad, 0},
+    {"SHA3-224", kSha3_224Rate, kSha3Pad, kSha3_224DigestSize},
+    {"SHA3-256", kSha3_256Rate, kSha3Pad, kSha3_256DigestSize},
+    {"SHA3-384", kSha3_384Rate, kSha3Pad, kSha3_384DigestSize},
+    {"SHA3-512", kSha3_512Rate, kSha3Pad, kSha3_512DigestSize},
+    {"SHAKE128", kShake128Rate, kShakePad, 0},
+    {"SHAKE256", kShake256Rate, kShakePad, 0},
 };
 
 Bytes generic_sponge(const SpongeAlgo& a, const Bytes& msg, size_t out_len) {
@@ -83,7 +87,7 @@ Bytes generic_sponge(const SpongeAlgo& a, const Bytes& msg, size_t out_len) {
 TEST_CASE("cpacf engines: Keccak absorb and permute equal the portable engine on any state",
           "[s390x][engine]") {
     Lcg rng(71);
-    for (size_t rate : {144, 136, 104, 72, 168}) {
+    for (size_t rate : {kSha3_224Rate, kSha3_256Rate, kSha3_384Rate, kSha3_512Rate, kShake128Rate}) {
         INFO("rate " << rate);
         for (int iter = 0; iter < 10; ++iter) {
             uint64_t a[25], b[25];

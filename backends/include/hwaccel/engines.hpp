@@ -42,6 +42,27 @@ struct KeccakEngine {
     void (*absorb)(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate);
     // The bare permutation, for squeezing more output than one rate.
     void (*permute)(uint64_t state[25]);
+
+    // Optional (default null, so engines without them name none of them):
+    // for engines whose instruction pads and squeezes by itself (CPACF's
+    // KLMD), where one instruction replaces several absorb/permute calls.
+    // Null, or false returned for a (rate, pad) the engine cannot do
+    // (nothing touched then): the sponge does it with absorb/permute.
+    // pad is the byte kSha3Pad or kShakePad (algorithm_facts.hpp); SHA-3 pads
+    // never ask for more than rate bytes of output.
+    //
+    // finish: absorbs all of data (any length), pads, writes the first
+    // out_len bytes of output. The state is left as after the permutation
+    // that produced the last output block (the padding one if out_len == 0).
+    bool (*finish)(uint64_t state[25], const uint8_t* data, size_t len, size_t rate, uint8_t pad,
+                   uint8_t* out, size_t out_len) = nullptr;
+    // squeeze (SHAKE pads only): from a padded state whose current block is
+    // used up, for each block of output: permute, copy min(rate, left) bytes.
+    bool (*squeeze)(uint64_t state[25], uint8_t* out, size_t out_len, size_t rate) = nullptr;
+    // oneshot: the whole message from the zero state to out_len bytes of
+    // output, with no state kept (the sponge's final, nothing absorbed yet).
+    bool (*oneshot)(const uint8_t* data, size_t len, size_t rate, uint8_t pad, uint8_t* out,
+                    size_t out_len) = nullptr;
 };
 
 // SM4 round keys: a plain value, so a context copy is a deep copy. No
