@@ -31,29 +31,9 @@ bool sm4_aesni_available(const CpuFeatures& c) { return c.aesni && c.avx2 && c.a
 
 #pragma GCC push_options
 #pragma GCC target("avx2,aes")
-
 #include "x86/sm4_x86_kernel.hpp"
-#include "x86/sm4_x86_modes.hpp"
 
-namespace hwaccel::x86 {
-namespace {
-using Modes = sm4x::BulkModes<sm4x::AesKernel</*kVaes=*/false>>;
-}  // namespace
-
-const Sm4Engine sm4_aesni_avx2 = {
-    .name = "aesni-avx2",
-    .available = sm4_aesni_available,
-    .set_key = sm4x::set_key,
-    .ecb = Modes::ecb,
-    .encrypt_block = sm4x::encrypt_block,
-    .ctr = Modes::ctr,
-    .cbc_decrypt = Modes::cbc_decrypt,
-    .cfb_decrypt = Modes::cfb_decrypt,
-    .cbc_encrypt = sm4x::cbc_encrypt,
-    .cfb_encrypt = sm4x::cfb_encrypt,
-    .ofb = sm4x::ofb,
-};
-
-}  // namespace hwaccel::x86
+const hwaccel::Sm4Engine hwaccel::x86::sm4_aesni_avx2 =
+    sm4x::aes_engine</*kVaes=*/false>("aesni-avx2", sm4_aesni_available);
 
 #pragma GCC pop_options

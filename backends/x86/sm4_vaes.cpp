@@ -30,29 +30,9 @@ bool sm4_vaes_available(const CpuFeatures& c) { return c.vaes && c.avx2 && c.aes
 
 #pragma GCC push_options
 #pragma GCC target("vaes,avx2,aes")
-
 #include "x86/sm4_x86_kernel.hpp"
-#include "x86/sm4_x86_modes.hpp"
 
-namespace hwaccel::x86 {
-namespace {
-using Modes = sm4x::BulkModes<sm4x::AesKernel</*kVaes=*/true>>;
-}  // namespace
-
-const Sm4Engine sm4_vaes_avx2 = {
-    .name = "vaes-avx2",
-    .available = sm4_vaes_available,
-    .set_key = sm4x::set_key,
-    .ecb = Modes::ecb,
-    .encrypt_block = sm4x::encrypt_block,
-    .ctr = Modes::ctr,
-    .cbc_decrypt = Modes::cbc_decrypt,
-    .cfb_decrypt = Modes::cfb_decrypt,
-    .cbc_encrypt = sm4x::cbc_encrypt,
-    .cfb_encrypt = sm4x::cfb_encrypt,
-    .ofb = sm4x::ofb,
-};
-
-}  // namespace hwaccel::x86
+const hwaccel::Sm4Engine hwaccel::x86::sm4_vaes_avx2 =
+    sm4x::aes_engine</*kVaes=*/true>("vaes-avx2", sm4_vaes_available);
 
 #pragma GCC pop_options

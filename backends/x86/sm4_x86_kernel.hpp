@@ -3,8 +3,9 @@
 // 8 blocks, for two AES instruction sets: VAES (one 256-bit VAESENCLAST per
 // group and round, sm4_vaes.cpp) and AES-NI (two VEX-128 AESENCLAST,
 // sm4_aesni.cpp). AesKernel<kVaes> is what the modes (sm4_x86_modes.hpp)
-// take; an engine file instantiates it inside its "#pragma GCC target"
-// region, after every shared header (hence the unnamed namespace).
+// take, aes_engine<kVaes> the engine table; an engine file instantiates them
+// inside its "#pragma GCC target" region, after every shared header (hence
+// the unnamed namespace).
 //
 // Layout: 4x4 32-bit transpose per 128-bit lane, so register j of a group
 // holds word j of 8 blocks; a group is 8 blocks (one ymm per word), in the M
@@ -17,9 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "x86/sm4_x86_block.hpp"
 #include "x86/sm4_x86_maths.hpp"
+#include "x86/sm4_x86_modes.hpp"
 #include "x86/sm4_x86_simd.hpp"
 
 namespace hwaccel::x86::sm4x {
@@ -289,6 +292,26 @@ struct AesKernel {
         return crypt_block(key, direction, block);
     }
 };
+
+// The table of an AESENCLAST engine: the modes over its kernel, the shared
+// one-block path for the rest.
+template <bool kVaes>
+constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeatures&)) {
+    using Modes = BulkModes<AesKernel<kVaes>>;
+    return {
+        .name = name,
+        .available = available,
+        .set_key = set_key,
+        .ecb = Modes::ecb,
+        .encrypt_block = encrypt_block,
+        .ctr = Modes::ctr,
+        .cbc_decrypt = Modes::cbc_decrypt,
+        .cfb_decrypt = Modes::cfb_decrypt,
+        .cbc_encrypt = cbc_encrypt,
+        .cfb_encrypt = cfb_encrypt,
+        .ofb = ofb,
+    };
+}
 
 }  // namespace
 }  // namespace hwaccel::x86::sm4x
