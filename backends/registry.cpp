@@ -1,6 +1,7 @@
 #include "hwaccel/registry.hpp"
 
-#include <cstring>
+#include <algorithm>
+#include <vector>
 
 #include "generic/generic_engines.hpp"
 #include "hwaccel/selftest.hpp"
@@ -19,7 +20,8 @@
 namespace hwaccel {
 namespace {
 
-// Best first; the portable engine closes every list.
+// The engines of each family, best first; the portable engine closes every
+// list. Adding an engine is one line here.
 const Sha1Engine* const kSha1[] = {
 #if defined(__x86_64__)
     &x86::sha1_sha_ni,
@@ -74,29 +76,82 @@ EngineList<Engine> list_of(const Engine* const (&items)[N]) {
     return {items, N};
 }
 
-template <class Engine>
-const Engine* best(EngineList<Engine> engines, const CpuFeatures& cpu) {
-    for (const Engine* e : engines)
-        if (e->available(cpu) && chosen_automatically(e)) return e;
-    return nullptr;  // unreachable: the portable engine is always available
+// What the table needs of one family, written once for every engine type:
+// Chosen is the family's member of Selection, Engines its list.
+template <auto Chosen, auto Engines>
+struct Typed {
+    static const auto& at(size_t i) { return *Engines().items[i]; }
+    static size_t count() { return Engines().count; }
+    static const char* engine_name(size_t i) { return at(i).name; }
+    static bool available(size_t i, const CpuFeatures& cpu) { return at(i).available(cpu); }
+    static bool automatic(size_t i) { return chosen_automatically(&at(i)); }
+    static std::string self_test(size_t i) { return hwaccel::self_test(at(i)); }
+    static size_t chosen(const Selection& s) {
+        size_t i = 0;
+        while (i < count() && &at(i) != s.*Chosen) ++i;
+        return i;
+    }
+    static void choose(Selection& s, size_t i) { s.*Chosen = &at(i); }
+};
+
+template <auto Chosen, auto Engines>
+constexpr EngineFamily family(const char* name, const char* alias, const char* code_name,
+                              const char* algorithms, bool Forced::*forced,
+                              std::string SelfTestNotes::*note) {
+    using T = Typed<Chosen, Engines>;
+    return {name,       alias,       code_name,    algorithms, forced,
+            note,       T::count,    T::engine_name, T::available, T::automatic,
+            T::self_test, T::chosen, T::choose};
 }
 
-// Finds `name` in `engines`; fills `error` when it is unknown or unavailable.
-template <class Engine>
-const Engine* find(EngineList<Engine> engines, const std::string& family, const std::string& name,
-                   const CpuFeatures& cpu, std::string& error) {
-    for (const Engine* e : engines) {
-        if (name != e->name) continue;
-        if (!e->available(cpu)) {
-            error = "engine '" + name + "' for " + family + " is not supported by this CPU";
-            return nullptr;
-        }
-        return e;
+// The families, in the order describe() prints them. Adding a family is its
+// engine list above, its member in Selection and PerFamily, and one row here.
+constexpr EngineFamily kFamilies[] = {
+    family<&Selection::sha1, sha1_engines>("sha1", nullptr, "sha1", "SHA-1", &Forced::sha1,
+                                           &SelfTestNotes::sha1),
+    family<&Selection::sha256, sha256_engines>("sha256", "sha224", "sha256", "SHA-224, SHA-256",
+                                               &Forced::sha256, &SelfTestNotes::sha256),
+    family<&Selection::keccak, keccak_engines>("sha3", "shake", "keccak",
+                                               "SHA3-224/256/384/512, SHAKE128/256",
+                                               &Forced::keccak, &SelfTestNotes::keccak),
+    family<&Selection::sm4, sm4_engines>("sm4", nullptr, "sm4", "SM4-ECB/CBC/CFB/OFB/CTR",
+                                         &Forced::sm4, &SelfTestNotes::sm4),
+};
+
+bool answers_to(const EngineFamily& f, const std::string& name) {
+    return name == f.name || name == f.code_name || (f.alias != nullptr && name == f.alias);
+}
+
+// "sha1 sha224 sha256 sha3 shake sm4 all": every listed name, sorted.
+std::string known_family_names() {
+    std::vector<std::string> names;
+    for (const EngineFamily& f : kFamilies) {
+        names.emplace_back(f.name);
+        if (f.alias != nullptr) names.emplace_back(f.alias);
     }
-    error = "unknown engine '" + name + "' for " + family + " (known:";
-    for (const Engine* e : engines) error += std::string(" ") + e->name;
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& n : names) out += n + " ";
+    return out + "all";
+}
+
+// Finds the engine called `engine` in family `f` (named `as_named` by the
+// user); fills `error` when it is unknown or unavailable.
+bool find(const EngineFamily& f, const std::string& as_named, const std::string& engine,
+          const CpuFeatures& cpu, size_t& found, std::string& error) {
+    for (size_t i = 0; i < f.count(); ++i) {
+        if (engine != f.engine_name(i)) continue;
+        if (!f.available(i, cpu)) {
+            error = "engine '" + engine + "' for " + as_named + " is not supported by this CPU";
+            return false;
+        }
+        found = i;
+        return true;
+    }
+    error = "unknown engine '" + engine + "' for " + as_named + " (known:";
+    for (size_t i = 0; i < f.count(); ++i) error += std::string(" ") + f.engine_name(i);
     error += ")";
-    return nullptr;
+    return false;
 }
 
 std::string trim(const std::string& s) {
@@ -107,69 +162,50 @@ std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
-// Sets one family (or all of them) and marks it forced; aliases follow the
-// algorithm names users know.
+// Sets one family (or all of them) and marks it forced.
 bool set_family(Selection& sel, Forced& forced, const std::string& family,
                 const std::string& engine, const CpuFeatures& cpu, std::string& error) {
-    if (family == "all") {
-        for (const char* f : {"sha1", "sha256", "sha3", "sm4"})
-            if (!set_family(sel, forced, f, engine, cpu, error)) return false;
-        return true;
+    const bool all = family == "all";
+    bool named = false;
+    for (const EngineFamily& f : kFamilies) {
+        if (!all && !answers_to(f, family)) continue;
+        size_t i = 0;
+        if (!find(f, all ? f.name : family, engine, cpu, i, error)) return false;
+        f.choose(sel, i);
+        forced.*f.forced = true;
+        named = true;
     }
-    if (family == "sha1") {
-        auto e = find(sha1_engines(), family, engine, cpu, error);
-        if (!e) return false;
-        sel.sha1 = e, forced.sha1 = true;
-    } else if (family == "sha256" || family == "sha224") {
-        auto e = find(sha256_engines(), family, engine, cpu, error);
-        if (!e) return false;
-        sel.sha256 = e, forced.sha256 = true;
-    } else if (family == "sha3" || family == "shake" || family == "keccak") {
-        auto e = find(keccak_engines(), family, engine, cpu, error);
-        if (!e) return false;
-        sel.keccak = e, forced.keccak = true;
-    } else if (family == "sm4") {
-        auto e = find(sm4_engines(), family, engine, cpu, error);
-        if (!e) return false;
-        sel.sm4 = e, forced.sm4 = true;
-    } else {
-        error = "unknown algorithm family '" + family +
-                "' (known: sha1 sha224 sha256 sha3 shake sm4 all)";
-        return false;
-    }
-    return true;
+    if (!named)
+        error = "unknown algorithm family '" + family + "' (known: " + known_family_names() + ")";
+    return named;
 }
 
-// Keeps `chosen` if it passes its self-test. Otherwise a forced engine is an
-// error, and an automatic one is replaced by the next engine of the list
-// that this CPU runs and that passes; `note` says what was skipped and why.
-template <class Engine>
-bool settle(const Engine*& chosen, bool forced, EngineList<Engine> engines, const char* family,
-            const CpuFeatures& cpu, std::string& note, std::string& error) {
-    const std::string failure = self_test(*chosen);
+// Keeps the chosen engine of `f` if it passes its self-test. Otherwise a
+// forced engine is an error, and an automatic one is replaced by the next
+// engine of the list that this CPU runs and that passes; `note` says what
+// was skipped and why.
+bool settle(const EngineFamily& f, Selection& sel, bool forced, const CpuFeatures& cpu,
+            std::string& note, std::string& error) {
+    const size_t chosen = f.chosen(sel);
+    const std::string failure = f.self_test(chosen);
     if (failure.empty()) return true;
     if (forced) {
-        error = std::string("engine '") + chosen->name + "' for " + family +
+        error = std::string("engine '") + f.engine_name(chosen) + "' for " + f.name +
                 " failed its self-test: " + failure;
         return false;
     }
-    std::string why = std::string(chosen->name) + " failed its self-test: " + failure;
-    bool after_chosen = false;
-    for (const Engine* e : engines) {
-        if (e == chosen) {
-            after_chosen = true;
-            continue;
-        }
-        if (!after_chosen || !e->available(cpu) || !chosen_automatically(e)) continue;
-        const std::string next_failure = self_test(*e);
+    std::string why = std::string(f.engine_name(chosen)) + " failed its self-test: " + failure;
+    for (size_t i = chosen + 1; i < f.count(); ++i) {
+        if (!f.available(i, cpu) || !f.automatic(i)) continue;
+        const std::string next_failure = f.self_test(i);
         if (next_failure.empty()) {
-            chosen = e;
+            f.choose(sel, i);
             note = why;
             return true;
         }
-        why += std::string("; ") + e->name + " failed its self-test: " + next_failure;
+        why += std::string("; ") + f.engine_name(i) + " failed its self-test: " + next_failure;
     }
-    error = std::string("no ") + family + " engine passed its self-test (" + why + ")";
+    error = std::string("no ") + f.name + " engine passed its self-test (" + why + ")";
     return false;
 }
 
@@ -180,12 +216,18 @@ EngineList<Sha256Engine> sha256_engines() { return list_of(kSha256); }
 EngineList<KeccakEngine> keccak_engines() { return list_of(kKeccak); }
 EngineList<Sm4Engine> sm4_engines() { return list_of(kSm4); }
 
+EngineFamilyList engine_families() {
+    return {kFamilies, sizeof kFamilies / sizeof kFamilies[0]};
+}
+
 Selection best_selection(const CpuFeatures& cpu) {
     Selection s;
-    s.sha1 = best(sha1_engines(), cpu);
-    s.sha256 = best(sha256_engines(), cpu);
-    s.keccak = best(keccak_engines(), cpu);
-    s.sm4 = best(sm4_engines(), cpu);
+    for (const EngineFamily& f : kFamilies) {
+        // The portable engine closes every list and is always available.
+        size_t i = 0;
+        while (i + 1 < f.count() && !(f.available(i, cpu) && f.automatic(i))) ++i;
+        f.choose(s, i);
+    }
     return s;
 }
 
@@ -220,13 +262,8 @@ bool apply_self_tests(Selection& selection, const Forced& forced, const CpuFeatu
                       SelfTestNotes& notes, std::string& error) {
     Selection result = selection;
     SelfTestNotes result_notes;
-    if (!settle(result.sha1, forced.sha1, sha1_engines(), "sha1", cpu, result_notes.sha1, error) ||
-        !settle(result.sha256, forced.sha256, sha256_engines(), "sha256", cpu, result_notes.sha256,
-                error) ||
-        !settle(result.keccak, forced.keccak, keccak_engines(), "sha3", cpu, result_notes.keccak,
-                error) ||
-        !settle(result.sm4, forced.sm4, sm4_engines(), "sm4", cpu, result_notes.sm4, error))
-        return false;
+    for (const EngineFamily& f : kFamilies)
+        if (!settle(f, result, forced.*f.forced, cpu, result_notes.*f.note, error)) return false;
     selection = result;
     notes = result_notes;
     return true;
@@ -235,12 +272,14 @@ bool apply_self_tests(Selection& selection, const Forced& forced, const CpuFeatu
 std::string describe(const Selection& s) { return describe(s, SelfTestNotes{}); }
 
 std::string describe(const Selection& s, const SelfTestNotes& notes) {
-    auto family = [](const char* name, const char* engine, const std::string& note) {
-        return std::string(name) + "=" + engine + (note.empty() ? "" : " (" + note + ")");
-    };
-    return family("sha1", s.sha1->name, notes.sha1) + "," +
-           family("sha256", s.sha256->name, notes.sha256) + "," +
-           family("sha3", s.keccak->name, notes.keccak) + "," + family("sm4", s.sm4->name, notes.sm4);
+    std::string out;
+    for (const EngineFamily& f : kFamilies) {
+        const std::string& note = notes.*f.note;
+        if (!out.empty()) out += ",";
+        out += std::string(f.name) + "=" + f.engine_name(f.chosen(s)) +
+               (note.empty() ? "" : " (" + note + ")");
+    }
+    return out;
 }
 
 }  // namespace hwaccel

@@ -84,16 +84,14 @@ bool apply_self_tests(Instance& inst, const Forced& forced, SelfTestNotes& notes
         std::fprintf(stderr, "hwaccel: %s; provider not loaded\n", error.c_str());
         return false;
     }
-    auto report = [&](const char* family, const std::string& note, const char* engine) {
-        if (note.empty()) return;
-        raise_error(&inst, kErrSelfTestFailed, "%s: %s; using %s instead", family, note.c_str(),
+    for (const EngineFamily& f : engine_families()) {
+        const std::string& note = notes.*f.note;
+        if (note.empty()) continue;
+        const char* engine = f.engine_name(f.chosen(inst.engines));
+        raise_error(&inst, kErrSelfTestFailed, "%s: %s; using %s instead", f.name, note.c_str(),
                     engine);
-        std::fprintf(stderr, "hwaccel: %s: %s; using %s instead\n", family, note.c_str(), engine);
-    };
-    report("sha1", notes.sha1, inst.engines.sha1->name);
-    report("sha256", notes.sha256, inst.engines.sha256->name);
-    report("sha3", notes.keccak, inst.engines.keccak->name);
-    report("sm4", notes.sm4, inst.engines.sm4->name);
+        std::fprintf(stderr, "hwaccel: %s: %s; using %s instead\n", f.name, note.c_str(), engine);
+    }
     return true;
 }
 

@@ -8,26 +8,26 @@
 #include <string>
 
 #include "hwaccel/registry.hpp"
-#include "hwaccel/selftest.hpp"
 
 namespace {
 
-template <class Engine>
-void print_family(const char* family, const char* algorithms, hwaccel::EngineList<Engine> list,
-                  const Engine* chosen, const hwaccel::CpuFeatures& cpu) {
-    std::printf("%-7s (%s)\n", family, algorithms);
-    for (const Engine* e : list) {
-        const char* mark = e == chosen ? "*" : " ";
-        if (!e->available(cpu)) {
-            std::printf("  %s %-14s not supported by this CPU\n", mark, e->name);
+void print_family(const hwaccel::EngineFamily& f, const hwaccel::Selection& sel,
+                  const hwaccel::CpuFeatures& cpu) {
+    std::printf("%-7s (%s)\n", f.name, f.algorithms);
+    const size_t chosen = f.chosen(sel);
+    for (size_t i = 0; i < f.count(); ++i) {
+        const char* mark = i == chosen ? "*" : " ";
+        const char* name = f.engine_name(i);
+        if (!f.available(i, cpu)) {
+            std::printf("  %s %-14s not supported by this CPU\n", mark, name);
             continue;
         }
         // The provider's self-test at load, run here on every engine the CPU has.
-        const std::string failure = hwaccel::self_test(*e);
+        const std::string failure = f.self_test(i);
         if (failure.empty())
-            std::printf("  %s %-14s available\n", mark, e->name);
+            std::printf("  %s %-14s available\n", mark, name);
         else
-            std::printf("  %s %-14s FAILED its self-test: %s\n", mark, e->name, failure.c_str());
+            std::printf("  %s %-14s FAILED its self-test: %s\n", mark, name, failure.c_str());
     }
 }
 
@@ -58,11 +58,7 @@ int main(int argc, char** argv) {
     const bool passed = hwaccel::apply_self_tests(sel, forced, cpu, notes, error);
     std::printf("cpu features: %s\n", hwaccel::describe(cpu).c_str());
     if (spec != nullptr && *spec != '\0') std::printf("HWACCEL_ENGINES=%s\n", spec);
-    print_family("sha1", "SHA-1", hwaccel::sha1_engines(), sel.sha1, cpu);
-    print_family("sha256", "SHA-224, SHA-256", hwaccel::sha256_engines(), sel.sha256, cpu);
-    print_family("sha3", "SHA3-224/256/384/512, SHAKE128/256", hwaccel::keccak_engines(),
-                 sel.keccak, cpu);
-    print_family("sm4", "SM4-ECB/CBC/CFB/OFB/CTR", hwaccel::sm4_engines(), sel.sm4, cpu);
+    for (const hwaccel::EngineFamily& f : hwaccel::engine_families()) print_family(f, sel, cpu);
     if (!passed) {
         std::printf("selection: none, the provider would not load: %s\n", error.c_str());
         return 1;

@@ -74,6 +74,61 @@ TEST_CASE("registry: overrides name a family and an engine this CPU can run", "[
 #endif
 }
 
+TEST_CASE("registry: the messages of a refused override", "[registry]") {
+    const CpuFeatures none{};
+    Selection s = best_selection(none);
+    std::string error;
+    CHECK_FALSE(apply_overrides(s, "md5=generic", none, error));
+    CHECK(error == "unknown algorithm family 'md5' (known: sha1 sha224 sha256 sha3 shake sm4 all)");
+    CHECK_FALSE(apply_overrides(s, "sha1", none, error));
+    CHECK(error == "override 'sha1' is not of the form family=engine");
+    // An engine is named in the family as the user wrote it; "all" names each family.
+    CHECK_FALSE(apply_overrides(s, "sha224=nonesuch", none, error));
+    CHECK_THAT(error, Catch::StartsWith("unknown engine 'nonesuch' for sha224 (known: "));
+    CHECK_THAT(error, Catch::EndsWith(" generic)"));
+    CHECK_FALSE(apply_overrides(s, "all=nonesuch", none, error));
+    CHECK_THAT(error, Catch::StartsWith("unknown engine 'nonesuch' for sha1 (known: "));
+    // "keccak", the family's name in code, is accepted though not listed.
+    Forced forced;
+    CHECK(apply_overrides(s, "keccak=generic", none, error, &forced));
+    CHECK(forced.keccak);
+    CHECK_FALSE(forced.sha1);
+    CHECK_FALSE(forced.sha256);
+    CHECK_FALSE(forced.sm4);
+}
+
+TEST_CASE("registry: the family table walks the same engines as the typed lists", "[registry]") {
+    const EngineFamilyList families = engine_families();
+    REQUIRE(families.count == 4);
+    const Selection best = best_selection(cpu_features());
+    std::string names;
+    for (const EngineFamily& f : families) {
+        INFO(f.name);
+        names += std::string(names.empty() ? "" : " ") + f.name;
+        CHECK(std::string(f.engine_name(f.count() - 1)) == "generic");  // portable closes every list
+        CHECK(f.available(f.count() - 1, CpuFeatures{}));
+        CHECK(f.chosen(best) < f.count());
+    }
+    CHECK(names == "sha1 sha256 sha3 sm4");
+    auto same = [](const EngineFamily& f, auto list) {
+        if (f.count() != list.count) return false;
+        for (size_t i = 0; i < list.count; ++i)
+            if (std::string(f.engine_name(i)) != list.items[i]->name) return false;
+        return true;
+    };
+    CHECK(same(families.items[0], sha1_engines()));
+    CHECK(same(families.items[1], sha256_engines()));
+    CHECK(same(families.items[2], keccak_engines()));
+    CHECK(same(families.items[3], sm4_engines()));
+    // choose() and chosen() agree, and describe() prints what choose() set.
+    Selection s = best;
+    const EngineFamily& sha3 = families.items[2];
+    sha3.choose(s, sha3.count() - 1);
+    CHECK(s.keccak == *(keccak_engines().end() - 1));
+    CHECK(sha3.chosen(s) == sha3.count() - 1);
+    CHECK_THAT(describe(s), Catch::Contains("sha3=generic"));
+}
+
 TEST_CASE("registry: feature adjustments reject unknown names", "[registry]") {
     CpuFeatures f;
     std::string error;

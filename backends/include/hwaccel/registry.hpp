@@ -38,23 +38,52 @@ struct Selection {
     const Sm4Engine* sm4 = nullptr;
 };
 
+// One value per family, named as in Selection.
+template <class T>
+struct PerFamily {
+    T sha1{};
+    T sha256{};
+    T keccak{};
+    T sm4{};
+};
+
 // The families an override named. A forced engine that fails its self-test
 // is an error, never silently replaced.
-struct Forced {
-    bool sha1 = false;
-    bool sha256 = false;
-    bool keccak = false;
-    bool sm4 = false;
-};
+using Forced = PerFamily<bool>;
 
 // Per family, why another engine than the registry's choice serves it:
 // empty, or e.g. "vaes-avx2 failed its self-test: ctr on 77 blocks".
-struct SelfTestNotes {
-    std::string sha1;
-    std::string sha256;
-    std::string keccak;
-    std::string sm4;
+using SelfTestNotes = PerFamily<std::string>;
+
+// One algorithm family, whatever its engine type. The registry keeps one
+// table of them (kFamilies in registry.cpp); overrides, self-tests,
+// describe(), the provider's reports and the hwaccel-engines tool walk it.
+// Engines are named by their position in the family's list, best first; a
+// Selection holds engines of these lists (best_selection, apply_overrides).
+struct EngineFamily {
+    const char* name;        // "sha256": in overrides, describe() and messages
+    const char* alias;       // or null; also accepted in overrides and listed: "sha224"
+    const char* code_name;   // also accepted, not listed: "keccak" for "sha3"
+    const char* algorithms;  // "SHA-224, SHA-256": what it serves, for people
+    bool Forced::*forced;
+    std::string SelfTestNotes::*note;
+    size_t (*count)();
+    const char* (*engine_name)(size_t i);
+    bool (*available)(size_t i, const CpuFeatures& cpu);
+    bool (*automatic)(size_t i);  // false for test-only engines: served only when named
+    std::string (*self_test)(size_t i);  // selftest.hpp's, stored once per process
+    size_t (*chosen)(const Selection& selection);  // position of the engine it holds
+    void (*choose)(Selection& selection, size_t i);
 };
+
+// Every family, in the order describe() prints them.
+struct EngineFamilyList {
+    const EngineFamily* items;
+    size_t count;
+    const EngineFamily* begin() const { return items; }
+    const EngineFamily* end() const { return items + count; }
+};
+EngineFamilyList engine_families();
 
 // The best available engine of each family for a CPU with these features.
 // Engines that exist only in test builds are never chosen here.
