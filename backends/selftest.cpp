@@ -2,12 +2,15 @@
 // the record of one run, and (test builds only) the injected failures.
 #include "hwaccel/selftest.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <utility>
 
 #include "generic/generic_engines.hpp"
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
 #include "selftest_kat.hpp"
 
@@ -118,8 +121,8 @@ std::vector<uint8_t> md_padded(const uint8_t* msg, size_t len) {
 
 void sha256_portable(const uint8_t* msg, size_t len, uint8_t out[32]) {
     // FIPS 180-4 section 5.3.3.
-    uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint32_t state[8];
+    std::copy(std::begin(kSha256Init), std::end(kSha256Init), state);
     const std::vector<uint8_t> padded = md_padded(msg, len);
     generic::sha256.blocks(state, padded.data(), padded.size() / 64);
     for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, state[i]);

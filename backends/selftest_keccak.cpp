@@ -1,6 +1,7 @@
 // Known answers for the Keccak engines: the bare permutation, one-block and
 // multi-block absorbs in one call at every rate the provider uses, and a
 // SHAKE output longer than one rate (absorb, then permute to squeeze).
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 #include "selftest_kat.hpp"
@@ -20,9 +21,6 @@ constexpr uint64_t kPermutedZero[25] = {
     0xEAF1FF7B5CECA249,
 };
 
-constexpr uint8_t kSha3Pad = 0x06;
-constexpr uint8_t kShakePad = 0x1f;
-
 struct SpongeAnswer {
     const char* algorithm;
     size_t rate;
@@ -38,21 +36,21 @@ struct SpongeAnswer {
 // (-shake256 likewise): 200 bytes are more than one rate, so the squeeze
 // needs the engine's permute.
 constexpr SpongeAnswer kAnswers[] = {
-    {"SHA3-256", 136, kSha3Pad, 0, 32,
+    {"SHA3-256", kSha3_256Rate, kSha3Pad, 0, kSha3_256DigestSize,
      "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"},
-    {"SHA3-224", 144, kSha3Pad, 1200, 28,
+    {"SHA3-224", kSha3_224Rate, kSha3Pad, 1200, kSha3_224DigestSize,
      "0431341dd83172b53a85c2e7ba9cec3b3cfa8f98038271e2ff6e9b28"},
-    {"SHA3-256", 136, kSha3Pad, 1200, 32,
+    {"SHA3-256", kSha3_256Rate, kSha3Pad, 1200, kSha3_256DigestSize,
      "540746645349882409a33ffcea8ac6c9cc6bd2f5db4727652ea2a69b4992a901"},
-    {"SHA3-384", 104, kSha3Pad, 1200, 48,
+    {"SHA3-384", kSha3_384Rate, kSha3Pad, 1200, kSha3_384DigestSize,
      "8613840828acfebdbcf18f77484d0b7d10bddc6e5770b5461daf2263f5adbc75"
      "00da536f6afe616dcdbfaf95250f079b"},
-    {"SHA3-512", 72, kSha3Pad, 1200, 64,
+    {"SHA3-512", kSha3_512Rate, kSha3Pad, 1200, kSha3_512DigestSize,
      "77a550d6b67385bef24bb4d0b91828a7d7132bd07b7f3cef503782b76ca05b6a"
      "19dbffb08bc8f600ff33aca97b84df49598186a427783f382735bc950c1f2821"},
-    {"SHAKE128", 168, kShakePad, 1200, 200,
+    {"SHAKE128", kShake128Rate, kShakePad, 1200, 200,
      "f64d4a18fe668da702955922609e04fae18888e6805ec84a09a8d32ed309ffc0"},
-    {"SHAKE256", 136, kShakePad, 1200, 200,
+    {"SHAKE256", kShake256Rate, kShakePad, 1200, 200,
      "437783ea7f381efe92d394aa3a6ef4781b941a6be9af131ff7166a23657cfe00"},
 };
 

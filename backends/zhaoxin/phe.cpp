@@ -22,21 +22,14 @@
 //     init/update/final, and update() may not keep the caller's pointer, so
 //     the only place for the padding mode would be final(), with < 64
 //     buffered bytes. There the blocks-mode final already costs one
-//     instruction, or two when the tail is 56..63 bytes (the model counts
+//     instruction, also when the padding spills into a second block
+//     (MdHasher::finish passes both blocks in one call; the model counts
 //     this: test/zhaoxin/phe_engine_test.cpp, "[padding]").
-//   - So the padding mode would save the software padding (a memset of under
-//     64 bytes) on every message and one instruction issue on 8 of 64 tail
-//     lengths. From the published KX-7000 figures: 16 KiB at 899 MB/s is
-//     ~71 ns per compression; a 64-byte message at 280 MB/s is 229 ns for two
-//     compressions and two instruction issues, so one issue costs at most
-//     ~43 ns. Best case (a short message with a spilling tail) that is ~19%;
-//     averaged over tail lengths ~2%; for long messages nothing.
+//   - So the padding mode would save only the software padding (a memset of
+//     under 64 bytes) on every message.
 //   - It would widen the blocks-only engine interface (docs/DESIGN.md) for
 //     this one engine, and it rests on undocumented corners (RAX not a
 //     multiple of 64, nothing left to hash) that only silicon can settle.
-//   The spilling-tail saving is available to every engine without the
-//   padding mode: MdHasher::finish could pass both final blocks in one
-//   blocks(..., 2) call.
 #if !defined(__x86_64__)
 #error "phe.cpp is x86-64 only"
 #endif

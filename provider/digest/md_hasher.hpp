@@ -17,8 +17,7 @@ struct Sha1Traits {
     static constexpr size_t kStateWords = 5;
     static constexpr size_t kBlockSize = kSha1BlockSize;
     static constexpr size_t kDigestSize = kSha1DigestSize;
-    static constexpr uint32_t kInit[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
-                                          0xc3d2e1f0};
+    static constexpr const uint32_t (&kInit)[5] = kSha1Init;
 };
 
 struct Sha224Traits {
@@ -26,8 +25,7 @@ struct Sha224Traits {
     static constexpr size_t kStateWords = 8;
     static constexpr size_t kBlockSize = kSha256BlockSize;
     static constexpr size_t kDigestSize = kSha224DigestSize;
-    static constexpr uint32_t kInit[8] = {0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939,
-                                          0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4};
+    static constexpr const uint32_t (&kInit)[8] = kSha224Init;
 };
 
 struct Sha256Traits {
@@ -35,8 +33,7 @@ struct Sha256Traits {
     static constexpr size_t kStateWords = 8;
     static constexpr size_t kBlockSize = kSha256BlockSize;
     static constexpr size_t kDigestSize = kSha256DigestSize;
-    static constexpr uint32_t kInit[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    static constexpr const uint32_t (&kInit)[8] = kSha256Init;
 };
 
 // A plain value: copying it is a deep copy (dupctx).

@@ -15,6 +15,13 @@ inline constexpr size_t kSha1DigestSize = 20;
 inline constexpr size_t kSha256BlockSize = 64;  // SHA-224 too
 inline constexpr size_t kSha224DigestSize = 28;
 inline constexpr size_t kSha256DigestSize = 32;
+// Initial hash values (FIPS 180-4, 5.3.1-5.3.3).
+inline constexpr uint32_t kSha1Init[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
+                                          0xc3d2e1f0};
+inline constexpr uint32_t kSha224Init[8] = {0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939,
+                                            0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4};
+inline constexpr uint32_t kSha256Init[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 // Merkle-Damgard padding: 0x80, zeros, then the message length in bits as a
 // 64-bit big-endian integer ending the last block.
 inline constexpr uint8_t kMdPadByte = 0x80;
