@@ -38,8 +38,8 @@ HWACCEL_SM4_INLINE uint32_t sbox_word(uint32_t x) {
 // Round keys of the serial path, M domain with c1, each spread to 8 bytes
 // (one half of the serial layout) and loaded duplicated (MOVDDUP) when used.
 // set_key writes them into the key's engine_data, both directions, so the
-// one-block path starts at once (built per call they cost ~30 cycles, 7% of a
-// block): 4 loads, 4 affine maps, 8 unpacks, 8 stores per direction, then an
+// one-block path starts at once (built per call they cost several percent
+// of a block): 4 loads, 4 affine maps, 8 unpacks, 8 stores per direction, then an
 // 8-byte zero slot that round 31 reads as "the next key".
 constexpr size_t kSerialKeyBytes = 264;
 constexpr size_t kSerialEnc = 0, kSerialDec = kSerialKeyBytes;
@@ -80,11 +80,9 @@ HWACCEL_SM4_INLINE SerialKeys serial_dec(const Sm4Key* key) { return SerialKeys(
 // One block: 32 rounds of 21 instructions. In assembly so that the chain's
 // operations are issued in a chosen order: the schedulers pick the oldest
 // ready op, and with GCC's order off-chain xors and loads delayed the chain
-// (intrinsics measured 5% slower, 525 against 497 cycles per block). Per
-// round the chain is AESENCLAST (4), split (1), look-ups (2: four on two
-// shuffle ports), u0 and u2 (1), u1 (1), shuffle (1), xor (1) = 11 cycles in
-// theory; the bare chain measures 13.3 here (tools: a loop of just these
-// ops), the whole round ~14 (u2's look-ups go first: P2, P3 can then start
+// (intrinsics measured about 5% slower). Per round the chain is AESENCLAST,
+// split, look-ups (four on two shuffle ports), u0 and u2, u1, shuffle, xor;
+// the whole round runs close to the bare chain (u2's look-ups go first: P2, P3 can then start
 // while u0 is formed). With pp = Y[i+2] ^ Y[i+3] ^ rk'[i+1] the next input
 // is t = pp ^ Y[i] ^ o and the new Y[i] = t ^ pp, both off the chain. t and
 // Y[0..3] are wherever GCC puts them (xmm0, xmm3-xmm6 are what the clobbers
@@ -192,8 +190,9 @@ HWACCEL_SM4_INLINE SerialKeys serial_keys(const Sm4Key* key, Sm4Direction direct
 // and M domain from block to block, so between two blocks' rounds the chain
 // has just the xor of the next input (CBC) or of the output (CFB); the
 // conversions of plaintext and ciphertext run off the chain, beside the
-// rounds. With the round keys prepared once per call this measured ~25%
-// faster per block than a loop over encrypt_block.
+// rounds. With the round keys prepared once per call this measured about a
+// quarter faster per block than a loop over encrypt_block
+// (`hwaccel-engine-bench vaes-avx2`, CBC encrypt).
 //   CBC encrypt: c_i = E(p_i ^ c_{i-1})
 //   CFB encrypt: c_i = p_i ^ E(c_{i-1})
 //   OFB:         o_i = E(o_{i-1}), out_i = in_i ^ o_i

@@ -47,17 +47,17 @@ struct BulkKeys {
 
 // Batches of up to this many groups run register-resident, longer ones in
 // the assembly kernel. Since the kernel keeps each group's newest word in a
-// register it wins from two groups on (measured, cycles per call, VAES /
-// AES-NI): 9-16 blocks 767 against 975-1004 / 1063 against 1358, 17-24
-// blocks 1034-1122 against 1181-1211 / 1328 against 1476-1505; one group
-// (2-8 blocks) is the same either way (620-649), and stays in registers.
+// register it wins from two groups on (about a quarter faster at 9-16
+// blocks, a tenth at 17-24, on both engines); one group (2-8 blocks) costs
+// the same either way and stays in registers. Measure with
+// `hwaccel-engine-bench vaes-avx2 aesni-avx2` after changing this.
 constexpr int kRegisterGroups = 1;
 
 // --- the bulk round kernel (inline assembly) --------------------------------------
 //
 // Why assembly: with intrinsics GCC keeps the 16 state registers of 4 groups
 // in ymm registers it does not have and spills them around every round
-// (measured: AES-NI 3.6 against 3.0 cycles/byte, VAES about equal). Here the
+// (measured: AES-NI about 20% slower, VAES about equal). Here the
 // state lives in memory (the batch's Rows array) and is used as memory
 // operands, except each group's newest word; the 16 ymm registers hold the 4
 // look-up tables (ymm10-13), the AESENCLAST key (ymm14), the nibble mask
@@ -67,9 +67,9 @@ constexpr int kRegisterGroups = 1;
 // One group and round (HWACCEL_SM4_ROUND), 25 vector ops: 3 xors and a load
 // forming t, AESENCLAST, split (PSRLW + 2 PAND), 4 PSHUFB look-ups giving u0
 // and u2, u1 = u0 ^ u2 (T1 = T0 ^ T2), the 4 byte shuffles P0..P3 (memory
-// operands), 4 xors into the new word, its store. On the development machine
-// this op mix alone runs at ~3.1 ops per cycle (7.9 cycles per group and
-// round measured with no dependencies at all); the kernel reaches ~8.
+// operands), 4 xors into the new word, its store. The kernel runs within a
+// few percent of this op mix measured alone with no dependencies at all, so
+// fewer ops per round, not scheduling, is what would make it faster.
 
 struct Mask32 {
     alignas(32) uint8_t b[32];
@@ -103,12 +103,12 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
 // One round of one group: slot A ^= F(slot B ^ slot C ^ rk ^ N), N the
 // group's newest word (the slot the group's previous round wrote), kept in a
 // register so that the chain from one round to the next never goes through
-// memory (a store-to-load round trip on it measured 9.3 cycles per group and
-// round against 6.9 without). Slots B and C were written two and three
+// memory (a store-to-load round trip on it measured about a third slower
+// per group and round). Slots B and C were written two and three
 // rounds back: their loads are off the chain. The new word goes to slot A
 // and to N. 25 ops; the chain is xor, AESENCLAST, split, look-up, two xors,
-// shuffle, two xors: about 13 cycles, well under the 4 groups' ~27 cycles of
-// port work per round.
+// shuffle, two xors: about half of the 4 groups' port work per round, so
+// the chains overlap.
 #define HWACCEL_SM4_ROUND(AES, RK, N, A, B, C)  \
     "vmovdqa " B "(%[st]), %%ymm0\n\t"          \
     "vpxor " C "(%[st]), %%ymm0, %%ymm0\n\t"    \
@@ -215,7 +215,7 @@ HWACCEL_SM4_INLINE __m256i enclast(__m256i x, __m256i k) {
 }
 
 // Register-resident rounds (intrinsics), for a single group: there the
-// latency of a round (~13 cycles) is the limit either way, and the state
+// latency of a round is the limit either way, and the state
 // need not go through memory.
 struct RoundConsts {
     __m256i m0f, key, u0l, u0h, u2l, u2h, p0, p1, p2, p3;
@@ -272,7 +272,7 @@ struct AesKernel {
     // 32 rounds on the G groups of a batch. The assembly kernel works on the
     // Rows array in place (its layout is the kernel's: group g at 128 g, word
     // j at 32 j), so no copy to a separate buffer (GCC made those rep movsq,
-    // 13% of the time).
+    // a visible share of the profile).
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
         static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");

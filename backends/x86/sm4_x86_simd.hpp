@@ -46,7 +46,7 @@ HWACCEL_SM4_INLINE __m256i affine256(__m256i x, const Table16& lo, const Table16
 
 // Wipes n 32-byte-aligned 32-byte slots with vector stores. In assembly:
 // GCC turns store loops and memset of these sizes into rep stosq, whose
-// start-up cost showed in profiles (5% of a 32-block batch; more per block).
+// start-up cost showed in profiles (a few percent of a 32-block batch).
 HWACCEL_SM4_INLINE void wipe32(void* p, size_t n) {
     __asm__ volatile(
         "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
