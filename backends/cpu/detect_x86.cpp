@@ -21,12 +21,15 @@ Regs cpuid(uint32_t leaf, uint32_t subleaf = 0) {
 
 bool bit(uint32_t word, int n) { return (word >> n) & 1u; }
 
-// XCR0 bits 1 (SSE) and 2 (AVX): the OS saves ymm registers on context switch.
-bool os_saves_ymm() {
+uint32_t xcr0() {
     uint32_t lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 0x6u) == 0x6u;
+    return lo;
 }
+// XCR0 bits 1 (SSE) and 2 (AVX): the OS saves ymm registers on context switch.
+bool os_saves_ymm() { return (xcr0() & 0x6u) == 0x6u; }
+// Plus bits 5-7 (opmask, upper halves of zmm0-15, zmm16-31).
+bool os_saves_zmm() { return (xcr0() & 0xE6u) == 0xE6u; }
 
 }  // namespace
 
@@ -48,6 +51,14 @@ CpuFeatures detect_cpu() {
         f.bmi2 = bit(l7.b, 8);
         f.sha_ni = bit(l7.b, 29);
         f.vaes = bit(l7.c, 9) && f.avx;
+        // GFNI's legacy-SSE form needs no OS support; hwaccel uses the VEX
+        // and EVEX forms, so it is reported with AVX state only.
+        f.gfni = bit(l7.c, 8) && f.avx;
+        const bool zmm_ok = ymm_ok && os_saves_zmm();
+        f.avx512f = bit(l7.b, 16) && zmm_ok;
+        f.avx512dq = bit(l7.b, 17) && f.avx512f;
+        f.avx512bw = bit(l7.b, 30) && f.avx512f;
+        f.avx512vl = bit(l7.b, 31) && f.avx512f;
     }
     // Zhaoxin PHE: the vendor, leaf and family rules live in phe_usable(),
     // which the tests feed with synthetic values.

@@ -16,6 +16,14 @@ struct CpuFeatures {
     bool aesni = false;
     bool vaes = false;
     bool sha_ni = false;
+    bool gfni = false;  // GF2P8AFFINE(INV)QB; VEX-encoded ymm forms need avx too
+    // AVX-512 foundation, vector length (ymm/xmm forms), byte/word and
+    // dword/qword extensions; each only when the OS saves the zmm state
+    // (XCR0 bits 5-7).
+    bool avx512f = false;
+    bool avx512vl = false;
+    bool avx512bw = false;
+    bool avx512dq = false;
     // Zhaoxin/Centaur PadLock Hash Engine (leaf 0xC0000001 EDX bits 10/11)
     bool phe = false;
     // IBM Z CPACF function codes (KIMD/KLMD query bitmaps)
