@@ -8,7 +8,10 @@
 # New corpus entries go to BUILD_DIR/fuzz-corpus/, crashes to
 # BUILD_DIR/fuzz-artifacts/; a crash or a mismatch fails the script.
 # Environment: FUZZ_TARGETS="sha_fuzz sm4_fuzz" limits the targets;
-# FUZZ_NO_BUILD=1 skips the build; FUZZ_LOG=FILE appends each run's final libFuzzer statistics there.
+# FUZZ_NO_BUILD=1 skips the build; FUZZ_LOG=FILE appends each run's final libFuzzer statistics there;
+# FUZZ_SANITIZERS=undefined builds without ASan (for long campaigns: several
+# times the executions per second; use its own BUILD_DIR); FUZZ_FLAGS="-max_len=512"
+# adds libFuzzer flags to every run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-10}
@@ -16,7 +19,8 @@ dir=${2:-$top/build-fuzz}
 targets=${FUZZ_TARGETS:-sha_fuzz sha3_fuzz sm4_fuzz dispatch_fuzz}
 
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
-    CXX=clang++-14 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_FUZZ=ON >/dev/null
+    CXX=clang++-14 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_FUZZ=ON \
+        -DHWACCEL_FUZZ_SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}" >/dev/null
     cmake --build "$dir" --target fuzz_targets hwaccel-engines -j"$(nproc)" >/dev/null
 fi
 
@@ -54,7 +58,7 @@ run() {  # target selection [extra environment...]
     if ! out=$(env "$@" HWACCEL_ENGINES="$selection" \
             ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=4:quarantine_size_mb=16}" \
             UBSAN_OPTIONS=print_stacktrace=1 \
-            "$dir/test/fuzz/$target" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 \
+            "$dir/test/fuzz/$target" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 ${FUZZ_FLAGS:-} \
             -print_funcs=0 -artifact_prefix="$dir/fuzz-artifacts/$target-" "$corpus" "$seeds" 2>&1); then
         echo "$out" | tail -60
         echo "FAILED: $target with HWACCEL_ENGINES=$selection $*" >&2

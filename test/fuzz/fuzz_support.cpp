@@ -129,11 +129,13 @@ bool tracing() {
     return on;
 }
 
-void fill_pattern(uint8_t* p, size_t len, uint8_t seed) {
-    uint32_t x = 0x9e3779b9u * (seed + 1u);
-    for (size_t i = 0; i < len; ++i) {
-        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-        p[i] = static_cast<uint8_t>(x);
+// Not instrumented, and 8 bytes per step: its per-byte loop taught the
+// fuzzer nothing and cost a fifth of sm4_fuzz's time.
+__attribute__((no_sanitize("coverage"))) void fill_pattern(uint8_t* p, size_t len, uint8_t seed) {
+    uint64_t x = 0x9e3779b97f4a7c15u * (seed + 1u);
+    for (size_t i = 0; i < len; i += 8) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+        std::memcpy(p + i, &x, len - i < 8 ? len - i : 8);
     }
 }
 
