@@ -205,6 +205,8 @@ def aggregate(rounds, tsc):
     when the TSC rate is known) and CPU seconds per GB (10^9 bytes)."""
     impls = [i for i in IMPLS if all(i in r for r in rounds)]
     rows = []
+    if not impls:
+        return impls, rows
     for size in sorted(rounds[0][impls[0]]):
         mbps = {i: statistics.median(r[i][size] for r in rounds) for i in impls}
         ratio = {}

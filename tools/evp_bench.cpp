@@ -213,7 +213,7 @@ void time_interleaved(const std::vector<std::string>& impls, std::vector<std::un
         std::printf("\n");
     } else if (format == Format::text) {
         std::printf("\n%s\n  length", a.label);
-        for (const auto& i : impls) std::printf("  %13s", (i + " ticks").c_str());
+        for (const auto& i : impls) std::printf("  %15s", (i + " ticks").c_str());
         for (size_t c = 0; c < n && h < n; ++c)
             if (c != h) std::printf("  %17s", (impls[c] + "/hwaccel").c_str());
         std::printf("\n");
@@ -249,7 +249,7 @@ void time_interleaved(const std::vector<std::string>& impls, std::vector<std::un
             std::printf("\n");
         } else {
             std::printf("  %6zu", len);
-            for (size_t c = 0; c < n; ++c) std::printf("  %13.0f", med[c]);
+            for (size_t c = 0; c < n; ++c) std::printf("  %15.0f", med[c]);
             for (size_t c = 0; c < n && h < n; ++c)
                 if (c != h) std::printf("  %16.2fx", med[c] / med[h]);
             std::printf("\n");
