@@ -273,8 +273,11 @@ def speed_main(args, algs, env, engines, gcrypt, tsc):
               "per-round ratios." % (args.seconds, args.rounds))
     if gcrypt:
         method += (" libgcrypt is timed in the same rounds by hwaccel-evp-bench --seconds, built "
-                   "against it, the same way (calls for %d s per size, bytes per user CPU second)."
-                   % args.seconds)
+                   "against it, the same way (calls for %d s per size, bytes per user CPU second). "
+                   "For digests the calls differ: openssl speed calls EVP_Digest, which makes and "
+                   "frees a context every call, where libgcrypt's handle is reused, so at short "
+                   "lengths the libgcrypt column is flattered; `--evp` makes the same calls for "
+                   "all three." % args.seconds)
     method += UNITS
     print(method)
     results, md = [], []
@@ -705,9 +708,11 @@ def find_gcrypt(args, env):
         try:
             info, _, _ = run_tool([tool, "--module-dir", args.module_dir, "--providers", "libgcrypt",
                                    "--info"], env)
-            return {"tool": tool, "where": prefix if explicit else "the system's",
-                    "version": info.get("libgcrypt-version", "?"),
-                    "hwflist": info.get("libgcrypt-hwflist", ""), "tsc": info.get("tsc-mhz")}
+            gcrypt = {"tool": tool, "where": prefix if explicit else "the system's",
+                      "version": info.get("libgcrypt-version", "?"),
+                      "hwflist": info.get("libgcrypt-hwflist", ""), "tsc": info.get("tsc-mhz")}
+            print("libgcrypt %(version)s (%(where)s), hwflist: %(hwflist)s" % gcrypt)
+            return gcrypt
         except (RuntimeError, OSError) as e:
             why = str(e)
     if explicit:
