@@ -22,7 +22,6 @@ import hashlib
 import os
 import platform
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
