@@ -3,8 +3,9 @@
 # need and this machine lacks. Safe to run again: installed packages are skipped.
 set -euo pipefail
 # clang-14 and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh).
+# libgcrypt20-dev: scripts/bench.py's libgcrypt column.
 packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox
-          clang-14 libclang-rt-14-dev)
+          clang-14 libclang-rt-14-dev libgcrypt20-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

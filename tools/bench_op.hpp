@@ -1,0 +1,34 @@
+// What hwaccel-evp-bench times: an algorithm (as scripts/bench.py labels it)
+// and one implementation's way to make the call `openssl speed -evp` makes
+// for it (a provider through EVP, or libgcrypt: gcrypt_op.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bench {
+
+struct Alg {
+    const char* label;  // as scripts/bench.py names it
+    const char* name;   // OpenSSL's name
+    bool cipher;
+    bool encrypt;
+};
+
+// Key and IV every implementation is set up with, so their outputs can be
+// compared before they are timed.
+constexpr uint8_t kKey[16] = {1, 2, 3, 4}, kIv[16] = {5, 6, 7, 8};
+
+class Op {
+public:
+    virtual ~Op() = default;
+    virtual bool ok() const = 0;
+    // For a digest init + update + final of `len` bytes, for a cipher one
+    // update of `len` bytes on a context set up once (the chaining value
+    // carries over from call to call, as in `openssl speed`).
+    virtual void run(const uint8_t* in, size_t len, uint8_t* out) = 0;
+    // How many bytes run() writes for `len` input bytes.
+    virtual size_t out_len(size_t len) const = 0;
+};
+
+}  // namespace bench
