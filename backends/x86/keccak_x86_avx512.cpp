@@ -102,7 +102,7 @@ asm(R"ASM(
   vmovdqa64 xmm29, xmm\m0
   vmovdqa64 xmm30, xmm\m6
   vpternlogq xmm\m0, xmm\m6, xmm\m12, 0xd2
-  vpxorq xmm\m0, xmm\m0, qword bcst [rax + 8 * \rc]
+  vpxorq xmm\m0, xmm\m0, qword ptr [rax + 8 * \rc]{1to2}
   vpternlogq xmm\m6, xmm\m12, xmm\m18, 0xd2
   vpternlogq xmm\m12, xmm\m18, xmm\m24, 0xd2
   vpternlogq xmm\m18, xmm\m24, xmm29, 0xd2
@@ -214,67 +214,67 @@ hwaccel_keccak_x86_avx512_sponge:
   // XOR the block's rate/8 lanes into the state.
   test rcx, rcx
   jz .Lhwk5_permute
-  vpxorq xmm0, xmm0, qword bcst [rsi + 0]
+  vpxorq xmm0, xmm0, qword ptr [rsi + 0]{1to2}
   cmp rcx, 8
   jbe .Lhwk5_absorbed
-  vpxorq xmm1, xmm1, qword bcst [rsi + 8]
+  vpxorq xmm1, xmm1, qword ptr [rsi + 8]{1to2}
   cmp rcx, 16
   jbe .Lhwk5_absorbed
-  vpxorq xmm2, xmm2, qword bcst [rsi + 16]
+  vpxorq xmm2, xmm2, qword ptr [rsi + 16]{1to2}
   cmp rcx, 24
   jbe .Lhwk5_absorbed
-  vpxorq xmm3, xmm3, qword bcst [rsi + 24]
+  vpxorq xmm3, xmm3, qword ptr [rsi + 24]{1to2}
   cmp rcx, 32
   jbe .Lhwk5_absorbed
-  vpxorq xmm4, xmm4, qword bcst [rsi + 32]
+  vpxorq xmm4, xmm4, qword ptr [rsi + 32]{1to2}
   cmp rcx, 40
   jbe .Lhwk5_absorbed
-  vpxorq xmm5, xmm5, qword bcst [rsi + 40]
+  vpxorq xmm5, xmm5, qword ptr [rsi + 40]{1to2}
   cmp rcx, 48
   jbe .Lhwk5_absorbed
-  vpxorq xmm6, xmm6, qword bcst [rsi + 48]
+  vpxorq xmm6, xmm6, qword ptr [rsi + 48]{1to2}
   cmp rcx, 56
   jbe .Lhwk5_absorbed
-  vpxorq xmm7, xmm7, qword bcst [rsi + 56]
+  vpxorq xmm7, xmm7, qword ptr [rsi + 56]{1to2}
   cmp rcx, 64
   jbe .Lhwk5_absorbed
-  vpxorq xmm8, xmm8, qword bcst [rsi + 64]
+  vpxorq xmm8, xmm8, qword ptr [rsi + 64]{1to2}
   cmp rcx, 72
   jbe .Lhwk5_absorbed
-  vpxorq xmm9, xmm9, qword bcst [rsi + 72]
+  vpxorq xmm9, xmm9, qword ptr [rsi + 72]{1to2}
   cmp rcx, 80
   jbe .Lhwk5_absorbed
-  vpxorq xmm10, xmm10, qword bcst [rsi + 80]
+  vpxorq xmm10, xmm10, qword ptr [rsi + 80]{1to2}
   cmp rcx, 88
   jbe .Lhwk5_absorbed
-  vpxorq xmm11, xmm11, qword bcst [rsi + 88]
+  vpxorq xmm11, xmm11, qword ptr [rsi + 88]{1to2}
   cmp rcx, 96
   jbe .Lhwk5_absorbed
-  vpxorq xmm12, xmm12, qword bcst [rsi + 96]
+  vpxorq xmm12, xmm12, qword ptr [rsi + 96]{1to2}
   cmp rcx, 104
   jbe .Lhwk5_absorbed
-  vpxorq xmm13, xmm13, qword bcst [rsi + 104]
+  vpxorq xmm13, xmm13, qword ptr [rsi + 104]{1to2}
   cmp rcx, 112
   jbe .Lhwk5_absorbed
-  vpxorq xmm14, xmm14, qword bcst [rsi + 112]
+  vpxorq xmm14, xmm14, qword ptr [rsi + 112]{1to2}
   cmp rcx, 120
   jbe .Lhwk5_absorbed
-  vpxorq xmm15, xmm15, qword bcst [rsi + 120]
+  vpxorq xmm15, xmm15, qword ptr [rsi + 120]{1to2}
   cmp rcx, 128
   jbe .Lhwk5_absorbed
-  vpxorq xmm16, xmm16, qword bcst [rsi + 128]
+  vpxorq xmm16, xmm16, qword ptr [rsi + 128]{1to2}
   cmp rcx, 136
   jbe .Lhwk5_absorbed
-  vpxorq xmm17, xmm17, qword bcst [rsi + 136]
+  vpxorq xmm17, xmm17, qword ptr [rsi + 136]{1to2}
   cmp rcx, 144
   jbe .Lhwk5_absorbed
-  vpxorq xmm18, xmm18, qword bcst [rsi + 144]
+  vpxorq xmm18, xmm18, qword ptr [rsi + 144]{1to2}
   cmp rcx, 152
   jbe .Lhwk5_absorbed
-  vpxorq xmm19, xmm19, qword bcst [rsi + 152]
+  vpxorq xmm19, xmm19, qword ptr [rsi + 152]{1to2}
   cmp rcx, 160
   jbe .Lhwk5_absorbed
-  vpxorq xmm20, xmm20, qword bcst [rsi + 160]
+  vpxorq xmm20, xmm20, qword ptr [rsi + 160]{1to2}
 .Lhwk5_absorbed:
   add rsi, rcx
 .Lhwk5_permute:
