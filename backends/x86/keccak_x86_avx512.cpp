@@ -39,20 +39,25 @@
 
 #include "x86/x86_engines.hpp"
 
+#include <cstring>
+
 #include "hwaccel/cpu.hpp"
 
 #if !defined(__x86_64__) || !defined(__ELF__) || defined(_WIN32)
 #error "keccak_x86_avx512.cpp is written for x86-64 ELF targets (System V ABI)"
 #endif
 
-// The assembly routine below. Contract as hwaccel_keccak_x86_bmi2_sponge:
-// rate is a multiple of 8 up to 168 (rate / 8 lanes are absorbed; rate 0
-// means "permute only"), nblocks >= 1.
+// The assembly routine below; rate is a multiple of 8 up to 168, nblocks >= 1.
+// With out null it absorbs as hwaccel_keccak_x86_bmi2_sponge does: for each
+// block, XOR rate / 8 lanes of data into the state (none if rate is 0), then
+// permute. With out non-null it squeezes: for each block, permute, then write
+// rate / 8 lanes to out (data unused). The state stays in registers between
+// blocks either way.
 extern "C" __attribute__((visibility("hidden"))) void hwaccel_keccak_x86_avx512_sponge(
-    uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate);
+    uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate, uint8_t* out);
 
-// Registers: rdi state, rsi data, rdx blocks left, rcx rate, rax the round
-// constants of the current iteration, r8 the end of the round constants.
+// Registers: rdi state, rsi data, rdx blocks left, rcx rate, r8 output, rax
+// the round constants of the current iteration, r10 their end.
 asm(R"ASM(
 .intel_syntax noprefix
 
@@ -211,7 +216,9 @@ hwaccel_keccak_x86_avx512_sponge:
   vmovq xmm23, qword ptr [rdi + 184]
   vmovq xmm24, qword ptr [rdi + 192]
 .Lhwk5_block:
-  // XOR the block's rate/8 lanes into the state.
+  // Absorbing: XOR the block's rate/8 lanes into the state.
+  test r8, r8
+  jnz .Lhwk5_permute
   test rcx, rcx
   jz .Lhwk5_permute
   vpxorq xmm0, xmm0, qword ptr [rsi + 0]{1to2}
@@ -279,7 +286,7 @@ hwaccel_keccak_x86_avx512_sponge:
   add rsi, rcx
 .Lhwk5_permute:
   lea rax, [rip + .Lhwk5_rc]
-  lea r8, [rax + 192]
+  lea r10, [rax + 192]
 .p2align 6
 .Lhwk5_rounds:
   // Six rounds, then the lanes go back to xmm0..xmm24 (one cycle of moves
@@ -321,8 +328,75 @@ hwaccel_keccak_x86_avx512_sponge:
   vmovdqa64 xmm21, xmm17
   vmovdqa64 xmm17, xmm30
   add rax, 48
-  cmp rax, r8
+  cmp rax, r10
   jne .Lhwk5_rounds
+  // Squeezing: the block's rate/8 lanes to out.
+  test r8, r8
+  jz .Lhwk5_next
+  vmovq qword ptr [r8 + 0], xmm0
+  cmp rcx, 8
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 8], xmm1
+  cmp rcx, 16
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 16], xmm2
+  cmp rcx, 24
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 24], xmm3
+  cmp rcx, 32
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 32], xmm4
+  cmp rcx, 40
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 40], xmm5
+  cmp rcx, 48
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 48], xmm6
+  cmp rcx, 56
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 56], xmm7
+  cmp rcx, 64
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 64], xmm8
+  cmp rcx, 72
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 72], xmm9
+  cmp rcx, 80
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 80], xmm10
+  cmp rcx, 88
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 88], xmm11
+  cmp rcx, 96
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 96], xmm12
+  cmp rcx, 104
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 104], xmm13
+  cmp rcx, 112
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 112], xmm14
+  cmp rcx, 120
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 120], xmm15
+  cmp rcx, 128
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 128], xmm16
+  cmp rcx, 136
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 136], xmm17
+  cmp rcx, 144
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 144], xmm18
+  cmp rcx, 152
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 152], xmm19
+  cmp rcx, 160
+  jbe .Lhwk5_squeezed
+  vmovq qword ptr [r8 + 160], xmm20
+.Lhwk5_squeezed:
+  add r8, rcx
+.Lhwk5_next:
   sub rdx, 1
   jnz .Lhwk5_block
   vmovq qword ptr [rdi + 0], xmm0
@@ -399,10 +473,25 @@ namespace hwaccel::x86 {
 namespace {
 
 void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
-    if (nblocks != 0) hwaccel_keccak_x86_avx512_sponge(state, data, nblocks, rate);
+    if (nblocks != 0) hwaccel_keccak_x86_avx512_sponge(state, data, nblocks, rate, nullptr);
 }
 
-void permute(uint64_t state[25]) { hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0); }
+void permute(uint64_t state[25]) { hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0, nullptr); }
+
+// Whole output blocks straight from the registers, the last partial one from
+// the state (byte i is byte i % 8 of lane i / 8: x86 is little-endian).
+bool squeeze(uint64_t state[25], uint8_t* out, size_t out_len, size_t rate) {
+    if (size_t whole = out_len / rate) {
+        hwaccel_keccak_x86_avx512_sponge(state, nullptr, whole, rate, out);
+        out += whole * rate;
+        out_len -= whole * rate;
+    }
+    if (out_len != 0) {
+        permute(state);
+        std::memcpy(out, state, out_len);
+    }
+    return true;
+}
 
 // vpternlogq, vprolq and the 64-bit broadcast operand on xmm registers
 // (and xmm16..xmm31) are AVX-512F with AVX-512VL; nothing else is used.
@@ -411,6 +500,10 @@ bool available(const CpuFeatures& cpu) { return cpu.avx512f && cpu.avx512vl; }
 }  // namespace
 
 const KeccakEngine keccak_x86_avx512 = {
-    .name = "x86-avx512", .available = available, .absorb = absorb, .permute = permute};
+    .name = "x86-avx512",
+    .available = available,
+    .absorb = absorb,
+    .permute = permute,
+    .squeeze = squeeze};
 
 }  // namespace hwaccel::x86
