@@ -8,7 +8,7 @@
 // Why this shape (measured on AMD EPYC family 1Ah, Zen 5, where vector logic
 // ops and rotates have 2 cycles of latency, vpternlogq and vpxorq issue 4 a
 // cycle, vprolq 2, and a register move takes an issue slot like an op):
-//   * A round is 95 ops and 15 moves, each one instruction:
+//   * A round is 100 ops and 10 moves, each one instruction:
 //       theta  15 (column parities: vpxorq, vpternlogq 0x96, vpxorq; the
 //              first op is non-destructive so no copy is needed),
 //              5 vprolq + 5 vpxorq (D[x] = C[x-1] ^ rol(C[x+1], 1)), 25 vpxorq;
@@ -19,19 +19,28 @@
 //     Forming D and XORing it in beat one vpternlogq per lane with the parity
 //     and the rotated parity (2-input ops issue better than 3-input ones);
 //     computing the parities without a move beat move + 2 vpternlogq (4%).
+//     The scalar x86-bmi2 engine needs 130 integer ops a round.
 //   * pi costs nothing: chi writes each output lane over one of its inputs,
 //     so pi only renames registers. The map of lane to register therefore
 //     changes every round and repeats after 24 (pi is one 24-cycle on lanes
 //     1..24). Unrolling all 24 rounds (18 KB) was fastest with the code hot
 //     but lost at 16 bytes, where the benchmark alternates with OpenSSL's
-//     code (op-cache misses); 6 rounds per iteration plus 30 moves that put
+//     code (the code is then fetched cold: 672 against 399 ticks a block,
+//     measured after evicting the caches); 6 rounds per iteration plus 30 moves that put
 //     the lanes back (5.6 KB) kept the hot speed and won at every size
 //     (4 and 8 rounds: same or slightly slower, 12: slower at 256 B).
 //   * Within a round, each output row's theta XORs, rotates and chi follow
 //     one another, rather than all theta then all rho: 9% faster, since the
 //     scheduler then finds rows ready early (the round is latency-heavy).
 //   * The block XOR folds the load (64-bit broadcast operand), one op a lane.
+//   * Squeezing (SHAKE output past the first block) runs the same loop and
+//     writes each block's lanes straight from the registers.
 //   * On return the vector registers are cleared: they held the state.
+//   * Tried and rejected: the same ops from intrinsics (GCC spills and adds
+//     copies: 10% slower than x86-bmi2); a fixed lane map with pi as a walk
+//     along its cycle (one spare register, one round per loop: 15% slower
+//     than x86-bmi2, rows wait for the walk); one vpternlogq per lane for
+//     theta instead of D (see above).
 // The round macro's text and the lane maps were generated with a small
 // bookkeeping script (not part of the build). Measure with
 // `build/tools/hwaccel-engine-bench sha3` (engine level) and
