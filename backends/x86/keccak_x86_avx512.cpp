@@ -26,9 +26,11 @@
 //     1..24). Unrolling all 24 rounds (18 KB) was fastest with the code hot
 //     but lost at 16 bytes, where the benchmark alternates with OpenSSL's
 //     code (the code is then fetched cold: 672 against 399 ticks a block,
-//     measured after evicting the caches); 6 rounds per iteration plus 30 moves that put
-//     the lanes back (5.6 KB) kept the hot speed and won at every size
-//     (4 and 8 rounds: same or slightly slower, 12: slower at 256 B).
+//     measured after evicting the caches). 4 rounds per iteration plus 28
+//     moves that put the lanes back (4.2 KB) keep the hot speed and win at
+//     every size, also when OpenSSL's and libgcrypt's code run in between
+//     (6 rounds, 5.6 KB: same alone, 3-7% slower at 16-256 B then; 3
+//     rounds: 2% slower at 256 B; 12: slower at 256 B).
 //   * Within a round, each output row's theta XORs, rotates and chi follow
 //     one another, rather than all theta then all rho: 9% faster, since the
 //     scheduler then finds rows ready early (the round is latency-heavy).
@@ -298,45 +300,41 @@ hwaccel_keccak_x86_avx512_sponge:
   lea r10, [rax + 192]
 .p2align 6
 .Lhwk5_rounds:
-  // Six rounds, then the lanes go back to xmm0..xmm24 (one cycle of moves
+  // Four rounds, then the lanes go back to xmm0..xmm24 (one cycle of moves
   // per cycle of the map, xmm30 as the spare).
   HWK_ROUND 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24
   HWK_ROUND 1, 0, 6, 12, 18, 24, 3, 9, 10, 16, 22, 1, 7, 13, 19, 20, 4, 5, 11, 17, 23, 2, 8, 14, 15, 21
   HWK_ROUND 2, 0, 9, 13, 17, 21, 18, 22, 1, 5, 14, 6, 10, 19, 23, 2, 24, 3, 7, 11, 15, 12, 16, 20, 4, 8
   HWK_ROUND 3, 0, 22, 19, 11, 8, 17, 14, 6, 3, 20, 9, 1, 23, 15, 12, 21, 18, 10, 7, 4, 13, 5, 2, 24, 16
-  HWK_ROUND 4, 0, 14, 23, 7, 16, 11, 20, 9, 18, 2, 22, 6, 15, 4, 13, 8, 17, 1, 10, 24, 19, 3, 12, 21, 5
-  HWK_ROUND 5, 0, 20, 15, 10, 5, 7, 2, 22, 17, 12, 14, 9, 4, 24, 19, 16, 11, 6, 1, 21, 23, 18, 13, 8, 3
   vmovdqa64 xmm30, xmm1
-  vmovdqa64 xmm1, xmm2
-  vmovdqa64 xmm2, xmm4
-  vmovdqa64 xmm4, xmm3
-  vmovdqa64 xmm3, xmm30
-  vmovdqa64 xmm30, xmm5
-  vmovdqa64 xmm5, xmm10
-  vmovdqa64 xmm10, xmm20
-  vmovdqa64 xmm20, xmm15
-  vmovdqa64 xmm15, xmm30
-  vmovdqa64 xmm30, xmm6
-  vmovdqa64 xmm6, xmm12
-  vmovdqa64 xmm12, xmm24
-  vmovdqa64 xmm24, xmm18
-  vmovdqa64 xmm18, xmm30
-  vmovdqa64 xmm30, xmm7
-  vmovdqa64 xmm7, xmm14
-  vmovdqa64 xmm14, xmm23
-  vmovdqa64 xmm23, xmm16
-  vmovdqa64 xmm16, xmm30
-  vmovdqa64 xmm30, xmm8
-  vmovdqa64 xmm8, xmm11
-  vmovdqa64 xmm11, xmm22
-  vmovdqa64 xmm22, xmm19
-  vmovdqa64 xmm19, xmm30
-  vmovdqa64 xmm30, xmm9
-  vmovdqa64 xmm9, xmm13
-  vmovdqa64 xmm13, xmm21
-  vmovdqa64 xmm21, xmm17
+  vmovdqa64 xmm1, xmm14
+  vmovdqa64 xmm14, xmm13
+  vmovdqa64 xmm13, xmm4
+  vmovdqa64 xmm4, xmm16
+  vmovdqa64 xmm16, xmm17
   vmovdqa64 xmm17, xmm30
-  add rax, 48
+  vmovdqa64 xmm30, xmm2
+  vmovdqa64 xmm2, xmm23
+  vmovdqa64 xmm23, xmm21
+  vmovdqa64 xmm21, xmm3
+  vmovdqa64 xmm3, xmm7
+  vmovdqa64 xmm7, xmm9
+  vmovdqa64 xmm9, xmm30
+  vmovdqa64 xmm30, xmm5
+  vmovdqa64 xmm5, xmm11
+  vmovdqa64 xmm11, xmm6
+  vmovdqa64 xmm6, xmm20
+  vmovdqa64 xmm20, xmm19
+  vmovdqa64 xmm19, xmm24
+  vmovdqa64 xmm24, xmm30
+  vmovdqa64 xmm30, xmm8
+  vmovdqa64 xmm8, xmm18
+  vmovdqa64 xmm18, xmm10
+  vmovdqa64 xmm10, xmm22
+  vmovdqa64 xmm22, xmm12
+  vmovdqa64 xmm12, xmm15
+  vmovdqa64 xmm15, xmm30
+  add rax, 32
   cmp rax, r10
   jne .Lhwk5_rounds
   // Squeezing: the block's rate/8 lanes to out.
