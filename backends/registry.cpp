@@ -44,6 +44,7 @@ const Sha256Engine* const kSha256[] = {
 };
 const KeccakEngine* const kKeccak[] = {
 #if defined(__x86_64__)
+    &x86::keccak_x86_avx512,
     &x86::keccak_x86_bmi2,
 #endif
 #if defined(__s390x__)

@@ -497,6 +497,12 @@ NOTES = {
         "them (`backends/x86/keccak_x86_bmi2.cpp` says what was tried); OpenSSL's own Keccak "
         "assembly is not far behind, so long messages gain modestly, short ones a little more "
         "(hwaccel's update and final cost less).",
+    ("sha3", "x86-avx512"): "SHA-3 and SHAKE on `x86-avx512`: one Keccak lane per xmm "
+        "register, about 100 vector operations a round (vpternlogq for the parities and chi, "
+        "vprolq for rho, pi as a register renaming), the state in registers across all blocks "
+        "of a call and across SHAKE's output blocks; the gain over the default provider is "
+        "largest for long SHAKE output, and short messages are bounded by the EVP call "
+        "overhead (`backends/x86/keccak_x86_avx512.cpp` says what was tried).",
     ("sm4", "vaes-avx2"): "SM4 on `vaes-avx2`: the bulk modes (ECB, CTR, CBC and CFB "
         "decryption) run 32 blocks per iteration through the AES S-box (input affine map folded "
         "into state and round keys, SM4's L merged with the output map into nibble tables and "

@@ -16,4 +16,8 @@ extern const Sha256Engine sha256_sha_ni;  // sha_ni.cpp: SHA-NI + SSE4.1 + SSSE3
 // top-level asm.
 extern const KeccakEngine keccak_x86_bmi2;
 
+// keccak_x86_avx512.cpp: one lane per xmm register, vpternlogq and vprolq
+// (AVX-512F/VL), in top-level asm like x86-bmi2: no compiler flags.
+extern const KeccakEngine keccak_x86_avx512;
+
 }  // namespace hwaccel::x86

@@ -46,6 +46,20 @@ TEST_CASE("registry: best engine per family for an x86-64 feature set, next best
     CHECK(describe(best_selection(masked("-bmi2"))).find("sha3=generic") != std::string::npos);
     CHECK(describe(best_selection(masked("-sse4.1"))).find("sha256=generic") != std::string::npos);
 }
+
+TEST_CASE("registry: Keccak engine for AVX-512, BMI2 only, or neither", "[registry]") {
+    auto sha3 = [](const char* spec) {
+        const std::string d = describe(best_selection(masked(spec)));
+        const size_t at = d.find("sha3=");
+        return d.substr(at, d.find(',', at) - at);
+    };
+    CHECK(sha3("+avx512f,+avx512vl") == "sha3=x86-avx512");
+    CHECK(sha3("+avx512f,+avx512vl,-bmi1,-bmi2") == "sha3=x86-avx512");  // needs no BMI
+    CHECK(sha3("+avx512f") == "sha3=x86-bmi2");                           // VL is needed (xmm16+)
+    CHECK(sha3("+avx512vl") == "sha3=x86-bmi2");
+    CHECK(sha3("-avx512f") == "sha3=x86-bmi2");  // the Zen 3 set: BMI2 only
+    CHECK(sha3("+avx512f,+avx512vl,-avx512f,-bmi2") == "sha3=generic");
+}
 #endif
 
 TEST_CASE("registry: overrides name a family and an engine this CPU can run", "[registry]") {
