@@ -89,7 +89,8 @@ int g_performed = 0;
 int g_rets = 0;
 bool g_foreign_fault = false;
 
-void on_segv(int, siginfo_t* info, void* context) {
+// Realigns the stack: see on_sigill in gfni_model.cpp (qemu-user 7.2).
+__attribute__((force_align_arg_pointer)) void on_segv(int, siginfo_t* info, void* context) {
     auto* uc = static_cast<ucontext_t*>(context);
     greg_t* g = uc->uc_mcontext.gregs;
     const auto rip = reinterpret_cast<uint8_t*>(g[REG_RIP]);
@@ -171,8 +172,16 @@ uint8_t* random_operand(std::mt19937_64& rng) {
     return mappings().data + 256 + rng() % (kDataSize - 512);
 }
 
+// Below RSP's red zone lies the stack a SIGILL handler's frame is written
+// to (the model's route, without an alternate stack: as on a CPU without
+// GFNI, where the kernel writes it there): no operand may live there, as in
+// any code that follows the ABI.
+constexpr size_t kSignalStack = 16384;
+
 bool in_data(const uint8_t* a) {
-    return a >= mappings().data + 64 && a + 64 <= mappings().data + kDataSize;
+    const bool in_mapping = a >= mappings().data + 64 && a + 64 <= mappings().data + kDataSize;
+    const bool below_red_zone = a < stack_slot() - 128 && a + 32 > stack_slot() - kSignalStack;
+    return in_mapping && !below_red_zone;
 }
 
 int32_t random_disp(std::mt19937_64& rng, int bytes) {
