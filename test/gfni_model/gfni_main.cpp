@@ -37,5 +37,16 @@ int main(int argc, char* argv[]) {
         std::string all = models && *models ? std::string(models) + ";" : "";
         setenv("HWACCEL_ENGINE_MANIFEST_MODELS", (all + "gfni-avx2=GFNI SIGILL instruction model").c_str(), 1);
     }
-    return Catch::Session().run(argc, argv);
+    const int result = Catch::Session().run(argc, argv);
+    if (hwaccel::test::gfni::model_active()) {
+        const auto c = hwaccel::test::gfni::counters();
+        std::printf("gfni model: %llu instructions performed (%llu affine, %llu affine-inverse; "
+                    "%llu ymm, %llu with a memory operand)\n",
+                    static_cast<unsigned long long>(c.affine + c.affine_inverse),
+                    static_cast<unsigned long long>(c.affine),
+                    static_cast<unsigned long long>(c.affine_inverse),
+                    static_cast<unsigned long long>(c.ymm),
+                    static_cast<unsigned long long>(c.memory_operand));
+    }
+    return result;
 }
