@@ -4,7 +4,7 @@
 // Test-only.
 //
 // On a CPU without GFNI these instructions raise #UD, delivered as SIGILL
-// with RIP at the instruction. The handler install() sets up decodes the
+// with RIP at the instruction. The handler that install() sets up decodes the
 // instruction at RIP (vex_gfni_decode.hpp), reads its source registers from
 // the xmm/ymm state the kernel saved in the signal frame and its memory
 // operand from memory, computes the result (gfni_affine.hpp, written from
