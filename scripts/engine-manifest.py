@@ -12,7 +12,7 @@ the test command ran (HWACCEL_ENGINE_MANIFEST; test/support/engine_manifest.hpp)
     family <TAB> engine <TAB> suite <TAB> how <TAB> program
 
 Prints, per engine: the suites that ran it natively, those that ran it under
-a model (PHE's SIGILL model, CPACF's KIMD/KLMD model under qemu, ...), or that
+a model (PHE's and GFNI's SIGILL models, CPACF's KIMD/KLMD model under qemu, ...), or that
 this CPU cannot run it and nothing did. Exits 1 if an engine this CPU runs
 missed one of its family's required suites natively (REQUIRED below), if the
 manifest is missing or empty, or if hwaccel-engines cannot be read; so a
