@@ -98,13 +98,18 @@ HWACCEL_SM4_INLINE RoundConsts round_consts() {
 // yc = Y_{i+3}; knext = rk'_{i+1}. Leaves u_{i+1} in u.
 HWACCEL_SM4_INLINE void round(const RoundConsts& c, __m128i& u, __m128i& ya, __m128i yb, __m128i yc,
                               __m128i knext) {
-    const __m128i v0 = _mm_gf2p8affineinv_epi64_epi8(u, c.f0, kF0c);
+    // v0 last: it has one operation fewer after it than v1 and v3.
     const __m128i v1 = _mm_gf2p8affineinv_epi64_epi8(u, c.f1, kF1c);
     const __m128i v3 = _mm_gf2p8affineinv_epi64_epi8(u, c.f3, kF3c);
+    const __m128i v0 = _mm_gf2p8affineinv_epi64_epi8(u, c.f0, kF0c);
     const __m128i p = _mm_xor_si128(_mm_xor_si128(yb, yc), knext);
-    const __m128i q = _mm_xor_si128(p, ya);
-    const __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
-    const __m128i z = _mm_xor_si128(_mm_xor_si128(q, v0), _mm_shuffle_epi8(v3, c.r24));
+    __m128i q = _mm_xor_si128(p, ya);
+    // Opaque to the compiler, like w and z below: otherwise it reassociates
+    // the XORs into a longer chain (Y ^ V first and u from that).
+    __asm__("" : "+x"(q));
+    __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
+    __m128i z = _mm_xor_si128(_mm_xor_si128(q, v0), _mm_shuffle_epi8(v3, c.r24));
+    __asm__("" : "+x"(w), "+x"(z));  // the two halves as written, each two deep
     u = _mm_xor_si128(z, w);
     ya = _mm_xor_si128(u, p);
 }
