@@ -3,7 +3,7 @@
 // for the sums, the round key XOR-ed from a broadcast memory operand. The
 // modes (sm4_x86_modes.hpp) hand over batches of groups of 8 blocks; this
 // kernel packs two groups into one zmm (16 blocks) and runs the rounds on up
-// to 6 zmm groups (96 blocks) at once. One block and the serial modes: the
+// to 3 zmm groups (48 blocks) at once. One block and the serial modes: the
 // GFNI one-block path (sm4_x86_gfni_block.cpp).
 //
 // No per-file compile flags: the kernel and the modes are compiled for
@@ -58,25 +58,32 @@ template <int n>
 HWACCEL_SM4_INLINE __m512i rol(__m512i a) { return _mm512_rol_epi32(a, n); }
 HWACCEL_SM4_INLINE void set1(__m256i& v, uint32_t x) { v = _mm256_set1_epi32(static_cast<int>(x)); }
 HWACCEL_SM4_INLINE void set1(__m512i& v, uint32_t x) { v = _mm512_set1_epi32(static_cast<int>(x)); }
-HWACCEL_SM4_INLINE void set1q(__m256i& v, uint64_t x) { v = _mm256_set1_epi64x(static_cast<long long>(x)); }
-HWACCEL_SM4_INLINE void set1q(__m512i& v, uint64_t x) { v = _mm512_set1_epi64(static_cast<long long>(x)); }
+// GF2P8AFFINEINVQB with the matrix broadcast from memory ({1toN}): as
+// intrinsics GCC keeps the three matrices in registers, and with 24 of the
+// 32 holding state it then spills state words to the stack (where no wipe
+// reaches them); this way the kernels spill nothing (objdump).
 template <int c>
-HWACCEL_SM4_INLINE __m256i affine_inv(__m256i u, __m256i m) { return _mm256_gf2p8affineinv_epi64_epi8(u, m, c); }
+HWACCEL_SM4_INLINE __m256i affine_inv(__m256i u, const uint64_t& m) {
+    __m256i r;
+    __asm__("vgf2p8affineinvqb %[c], %[m]%{1to4%}, %[u], %[r]" : [r] "=v"(r) : [u] "v"(u), [m] "m"(m), [c] "i"(c));
+    return r;
+}
 template <int c>
-HWACCEL_SM4_INLINE __m512i affine_inv(__m512i u, __m512i m) { return _mm512_gf2p8affineinv_epi64_epi8(u, m, c); }
+HWACCEL_SM4_INLINE __m512i affine_inv(__m512i u, const uint64_t& m) {
+    __m512i r;
+    __asm__("vgf2p8affineinvqb %[c], %[m]%{1to8%}, %[u], %[r]" : [r] "=v"(r) : [u] "v"(u), [m] "m"(m), [c] "i"(c));
+    return r;
+}
 
-template <class V>
+// The three matrices, in memory for the broadcasts.
 struct EvexConsts {
-    V f0, f1, f3;
-    EvexConsts() {
-        set1q(f0, gfni::kF0);
-        set1q(f1, gfni::kF1);
-        set1q(f3, gfni::kF3);
-    }
+    uint64_t f0 = gfni::kF0, f1 = gfni::kF1, f3 = gfni::kF3;
 };
+constexpr EvexConsts kEvex{};
+
 // x ^ V(u): three affine-inverse maps, three rotations, two ternary XORs.
 template <class V>
-HWACCEL_SM4_INLINE V evex_update(V x, V u, const EvexConsts<V>& c) {
+HWACCEL_SM4_INLINE V evex_update(V x, V u, const EvexConsts& c) {
     const V v0 = affine_inv<gfni::kF0c>(u, c.f0);
     const V v1 = affine_inv<gfni::kF1c>(u, c.f1);
     const V v3 = affine_inv<gfni::kF3c>(u, c.f3);
@@ -87,33 +94,40 @@ HWACCEL_SM4_INLINE V evex_update(V x, V u, const EvexConsts<V>& c) {
 // 4i+2, 4i+3 share Y0 ^ Y1; the key joins in the same ternary XOR.
 template <class V, int Z>
 HWACCEL_SM4_INLINE void evex_rounds(V (&y)[Z][4], const GfniKeys& keys) {
-    const EvexConsts<V> c;
+    const EvexConsts& c = kEvex;
     for (int r = 0; r < 32; r += 4) {
-        V k0, k1, k2, k3, p[Z];
+        V k0, k1, k2, k3;
         set1(k0, keys.k[r]);
         set1(k1, keys.k[r + 1]);
         set1(k2, keys.k[r + 2]);
         set1(k3, keys.k[r + 3]);
+        // Two rounds of one group, then the next group's: the shared XOR is
+        // live only briefly (24 registers hold the state), and out-of-order
+        // execution overlaps the groups' chains.
         for (int z = 0; z < Z; ++z) {
-            p[z] = vxor(y[z][2], y[z][3]);
-            y[z][0] = evex_update(y[z][0], xor3(p[z], y[z][1], k0), c);
+            const V p = vxor(y[z][2], y[z][3]);
+            y[z][0] = evex_update(y[z][0], xor3(p, y[z][1], k0), c);
+            y[z][1] = evex_update(y[z][1], xor3(p, y[z][0], k1), c);
         }
-        for (int z = 0; z < Z; ++z) y[z][1] = evex_update(y[z][1], xor3(p[z], y[z][0], k1), c);
         for (int z = 0; z < Z; ++z) {
-            p[z] = vxor(y[z][0], y[z][1]);
-            y[z][2] = evex_update(y[z][2], xor3(p[z], y[z][3], k2), c);
+            const V p = vxor(y[z][0], y[z][1]);
+            y[z][2] = evex_update(y[z][2], xor3(p, y[z][3], k2), c);
+            y[z][3] = evex_update(y[z][3], xor3(p, y[z][2], k3), c);
         }
-        for (int z = 0; z < Z; ++z) y[z][3] = evex_update(y[z][3], xor3(p[z], y[z][2], k3), c);
     }
 }
 
 struct GfniAvx512Kernel {
     using Keys = GfniKeys;
-    // 12 groups of 8 = 6 zmm groups (24 of the 32 registers hold state).
-    // Measured at 16 KiB (`hwaccel-engine-bench gfni-avx512`, AMD Zen 5):
-    // 12 zmm-packed groups about 1.3x 8 groups and 1.8x 6 ymm groups (the
-    // most ymm groups that fit the registers); 16 groups (spilling) equal.
-    static constexpr int kMaxGroups = 12;
+    // 6 groups of 8 = 3 zmm groups: 12 of the 32 registers hold state and
+    // GCC spills nothing (objdump), so no state is left on the stack.
+    // Measured (`hwaccel-engine-bench gfni-avx512`, AMD Zen 5): 8 groups
+    // about 1.2x faster from 1 KiB on, 12 groups 1.4x at 16 KiB, but from 7
+    // groups on GCC spills state words (into the red zone, out of reach of
+    // K::wipe), and wiping the stack after each call cost up to 0.55x at
+    // 64 bytes. An assembly kernel with fixed registers could take 8-12.
+    static constexpr int kMaxGroups = 6;
+    static constexpr size_t kStackBurn = 0;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
     static HWACCEL_SM4_INLINE __m256i leave(__m256i w) { return gfni_leave(w); }

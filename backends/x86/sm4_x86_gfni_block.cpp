@@ -138,9 +138,11 @@ HWACCEL_SM4_INLINE __m128i crypt(const uint32_t* k, __m128i block) { return gath
 //   CBC encrypt: c_i = E(p_i ^ c_{i-1})
 //   CFB encrypt: c_i = p_i ^ E(c_{i-1})
 //   OFB:         o_i = E(o_{i-1}), out_i = in_i ^ o_i
+// Not inlined: its callers wipe the stack below them after it (the compiler
+// spills a chaining word or two there).
 enum class Serial { kCbc, kCfb, kOfb };
 template <Serial kMode>
-void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+[[gnu::noinline]] void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     const uint32_t* k = domain_keys(key, Sm4Direction::kEncrypt);
     Words c = spread(loadu128(iv));
     for (size_t i = 0; i < n; ++i) {
@@ -157,6 +159,10 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
     }
     storeu128(iv, gather(c));
 }
+
+// The serial functions' frames and red zones (where the compiler spills a
+// plaintext block or chaining word): within this.
+constexpr size_t kSerialBurn = 256;
 
 }  // namespace
 
@@ -185,12 +191,15 @@ void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
 
 void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCbc>(key, out, in, n, iv);
+    burn_stack<kSerialBurn>(kSerialBurn);
 }
 void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCfb>(key, out, in, n, iv);
+    burn_stack<kSerialBurn>(kSerialBurn);
 }
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kOfb>(key, out, in, n, iv);
+    burn_stack<kSerialBurn>(kSerialBurn);
 }
 
 }  // namespace hwaccel::x86::sm4x::gfni

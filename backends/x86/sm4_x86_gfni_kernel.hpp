@@ -79,6 +79,10 @@ HWACCEL_SM4_INLINE __m256i avx2_update(__m256i x, __m256i u, const Avx2RoundCons
 struct GfniAvx2Kernel {
     using Keys = GfniKeys;
     static constexpr int kMaxGroups = 4;
+    // 16 state words in 16 ymm registers: the compiler spills some. The mode
+    // functions' frames (batches inlined) are at most 1312 bytes (objdump,
+    // GCC 12), plus saved registers and alignment.
+    static constexpr size_t kStackBurn = 1536;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
     static HWACCEL_SM4_INLINE __m256i leave(__m256i w) { return gfni_leave(w); }
@@ -117,11 +121,41 @@ struct GfniAvx2Kernel {
     }
 };
 
+// The modes over a GFNI kernel, each followed by a wipe of K::kStackBurn
+// bytes of the stack it used, where the kernel needs one: intrinsics with
+// more live state vectors than registers make the compiler spill state
+// words into the mode function's frame, out of reach of K::wipe. One block
+// goes to the one-block path, which wipes its own.
+template <class K>
+struct WipedModes {
+    using Modes = BulkModes<K>;
+    static HWACCEL_SM4_INLINE void burn(size_t n) {
+        if constexpr (K::kStackBurn > 0)
+            if (n > 1) burn_stack<K::kStackBurn>(K::kStackBurn);
+    }
+    static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
+        Modes::ecb(key, direction, out, in, n);
+        burn(n);
+    }
+    static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
+        Modes::ctr(key, out, in, n, counter);
+        burn(n);
+    }
+    static void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+        Modes::cbc_decrypt(key, out, in, n, iv);
+        burn(n);
+    }
+    static void cfb_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+        Modes::cfb_decrypt(key, out, in, n, iv);
+        burn(n);
+    }
+};
+
 // The table of a GFNI engine: the modes over its kernel, the GFNI one-block
 // path (sm4_x86_gfni_block.cpp) for the rest.
 template <class K>
 constexpr Sm4Engine gfni_engine(const char* name, bool (*available)(const CpuFeatures&)) {
-    using Modes = BulkModes<K>;
+    using Modes = WipedModes<K>;
     return {
         .name = name,
         .available = available,

@@ -211,6 +211,8 @@ HWACCEL_SM4_INLINE void by_groups(size_t m, F&& f) {
     by_groups_from<1, Max>((m + 7) / 8, f);
 }
 
+// The entry points are never inlined, so a caller can wipe the stack they
+// used once they return (burn_stack; the GFNI engines do).
 template <class K>
 struct BulkModes {
     static constexpr size_t kBatch = 8 * K::kMaxGroups;
@@ -218,7 +220,7 @@ struct BulkModes {
     // One block goes K::one_block (cheaper than an 8-block group with either
     // kernel); from two blocks on one group is cheaper than two single
     // blocks. Same rule in every mode (`hwaccel-engine-bench` at 16 and 32 B).
-    static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
+    [[gnu::noinline]] static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
         if (n == 1) return storeu128(out, K::one_block(key, direction, loadu128(in)));
         const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
         while (n != 0) {
@@ -230,7 +232,7 @@ struct BulkModes {
         }
     }
 
-    static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
+    [[gnu::noinline]] static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
         Counter c = load_counter(counter);
         if (n == 1) {
             const __m128i k = K::one_block(key, Sm4Direction::kEncrypt, loadu128(counter));
@@ -253,7 +255,7 @@ struct BulkModes {
     // CBC and CFB decryption: the chaining block of a batch is the previous
     // batch's last ciphertext block, saved before the batch overwrote it.
     template <bool Cbc>
-    static void chained(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    [[gnu::noinline]] static void chained(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
         const uint32_t* rk = Cbc ? key->dec : key->enc;
         if (n == 1) {
             const __m128i c = loadu128(in);

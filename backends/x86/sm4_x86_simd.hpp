@@ -60,6 +60,17 @@ HWACCEL_SM4_INLINE void wipe32(void* p, size_t n) {
         : "cc", "memory", "xmm0");
 }
 
+// Overwrites the top `bytes` (a multiple of 32, 32..Max) of a frame of its
+// own, that is the stack just below its caller: where the functions the
+// caller called before kept their spill slots, which no wipe of theirs can
+// reach (the compiler spills state of intrinsics code that has more live
+// vectors than registers). Not inlined, so its frame is below the caller's.
+template <size_t Max>
+[[gnu::noinline]] void burn_stack(size_t bytes) {
+    alignas(32) uint8_t buf[Max];
+    wipe32(buf + Max - bytes, bytes / 32);
+}
+
 // 4x4 transpose of 32-bit words in each 128-bit lane (its own inverse).
 HWACCEL_SM4_INLINE void transpose(__m256i& a, __m256i& b, __m256i& c, __m256i& d) {
     const __m256i t0 = _mm256_unpacklo_epi32(a, b), t1 = _mm256_unpackhi_epi32(a, b);
