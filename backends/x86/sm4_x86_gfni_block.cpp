@@ -191,15 +191,15 @@ void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
 
 void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCbc>(key, out, in, n, iv);
-    burn_stack<kSerialBurn>(kSerialBurn);
+    burn_stack(kSerialBurn);
 }
 void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCfb>(key, out, in, n, iv);
-    burn_stack<kSerialBurn>(kSerialBurn);
+    burn_stack(kSerialBurn);
 }
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kOfb>(key, out, in, n, iv);
-    burn_stack<kSerialBurn>(kSerialBurn);
+    burn_stack(kSerialBurn);
 }
 
 }  // namespace hwaccel::x86::sm4x::gfni

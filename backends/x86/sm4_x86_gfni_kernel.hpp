@@ -131,7 +131,7 @@ struct WipedModes {
     using Modes = BulkModes<K>;
     static HWACCEL_SM4_INLINE void burn(size_t n) {
         if constexpr (K::kStackBurn > 0)
-            if (n > 1) burn_stack<K::kStackBurn>(K::kStackBurn);
+            if (n > 1) burn_stack(K::kStackBurn);
     }
     static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
         Modes::ecb(key, direction, out, in, n);
