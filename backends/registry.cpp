@@ -54,6 +54,8 @@ const KeccakEngine* const kKeccak[] = {
 };
 const Sm4Engine* const kSm4[] = {
 #if defined(__x86_64__)
+    &x86::sm4_gfni_avx512,
+    &x86::sm4_gfni_avx2,
     &x86::sm4_vaes_avx2,
     &x86::sm4_aesni_avx2,
 #endif

@@ -175,6 +175,19 @@ int main(int argc, char** argv) {
                  }
                  std::memcpy(out.data(), x, 16);
              }},
+            // The other fused modes, where the engine has them.
+            {"sm4-cfb-dec", "SM4-CFB", false,
+             [&](size_t n) {
+                 if (e->cfb_decrypt) e->cfb_decrypt(&key, out.data(), in.data(), n / 16, iv);
+             }},
+            {"sm4-cfb-enc", "SM4-CFB", true,
+             [&](size_t n) {
+                 if (e->cfb_encrypt) e->cfb_encrypt(&key, out.data(), in.data(), n / 16, iv);
+             }},
+            {"sm4-ofb", "SM4-OFB", true,
+             [&](size_t n) {
+                 if (e->ofb) e->ofb(&key, out.data(), in.data(), n / 16, iv);
+             }},
         };
         for (const Mode& m : modes) {
             if (!wanted(m.label, e->name, argc, argv)) continue;

@@ -264,6 +264,7 @@ HWACCEL_SM4_INLINE void rounds_in_registers(Rows (&x)[G], const BulkKeys& keys) 
 template <bool kVaes>
 struct AesKernel {
     using Keys = BulkKeys;
+    static constexpr int kMaxGroups = 4;  // what the assembly kernel takes
 
     // A state word into the M domain, and back.
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return affine256(w, kMLo, kMHi); }

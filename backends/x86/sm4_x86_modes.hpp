@@ -1,9 +1,11 @@
 // The parallel modes of the x86 SM4 engines over a bulk kernel: ECB, CTR,
-// CBC and CFB decryption, in batches of up to 32 blocks (1-4 groups of 8).
+// CBC and CFB decryption, in batches of up to 8 K::kMaxGroups blocks (groups
+// of 8).
 // Private to the engine files, to be included inside their "#pragma GCC
 // target" region after every shared header (hence the unnamed namespace).
 //
 // A kernel K (sm4_x86_kernel.hpp's AesKernel is one) provides:
+//   K::kMaxGroups                the groups of 8 blocks in a full batch
 //   K::Keys                      one direction's round keys in the kernel's
 //                                form, built from rk[32], wiped on destruction
 //   K::enter(w), K::leave(w)     a state word (__m256i: word j of a group's
@@ -193,38 +195,44 @@ HWACCEL_SM4_INLINE Counter counter_add(const Counter& c, uint64_t n) {
              static_cast<uint32_t>(sum)}};
 }
 
-// Calls f(std::integral_constant<int, G>{}) for the G that covers m (1..32)
-// blocks.
-template <class F>
-HWACCEL_SM4_INLINE void by_groups(size_t m, F&& f) {
-    switch ((m + 7) / 8) {
-        case 1: f(std::integral_constant<int, 1>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        default: f(std::integral_constant<int, 4>{}); break;
+// Calls f(std::integral_constant<int, G>{}) for the G that covers m
+// (1..8 Max) blocks.
+template <int G, int Max, class F>
+HWACCEL_SM4_INLINE void by_groups_from(size_t groups, F& f) {
+    if constexpr (G == Max) {
+        f(std::integral_constant<int, G>{});
+    } else {
+        if (groups == static_cast<size_t>(G)) f(std::integral_constant<int, G>{});
+        else by_groups_from<G + 1, Max>(groups, f);
     }
 }
+template <int Max, class F>
+HWACCEL_SM4_INLINE void by_groups(size_t m, F&& f) {
+    by_groups_from<1, Max>((m + 7) / 8, f);
+}
 
+// The entry points are never inlined, so a caller can wipe the stack they
+// used once they return (burn_stack; the GFNI engines do).
 template <class K>
 struct BulkModes {
-    static constexpr size_t kBatch = 32;
+    static constexpr size_t kBatch = 8 * K::kMaxGroups;
 
     // One block goes K::one_block (cheaper than an 8-block group with either
     // kernel); from two blocks on one group is cheaper than two single
     // blocks. Same rule in every mode (`hwaccel-engine-bench` at 16 and 32 B).
-    static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
+    [[gnu::noinline]] static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
         if (n == 1) return storeu128(out, K::one_block(key, direction, loadu128(in)));
         const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
         while (n != 0) {
             const size_t m = n < kBatch ? n : kBatch;
-            by_groups(m, [&](auto g) { ecb_batch<K, decltype(g)::value>(keys, out, in, m); });
+            by_groups<K::kMaxGroups>(m, [&](auto g) { ecb_batch<K, decltype(g)::value>(keys, out, in, m); });
             in += 16 * m;
             out += 16 * m;
             n -= m;
         }
     }
 
-    static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
+    [[gnu::noinline]] static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
         Counter c = load_counter(counter);
         if (n == 1) {
             const __m128i k = K::one_block(key, Sm4Direction::kEncrypt, loadu128(counter));
@@ -235,7 +243,7 @@ struct BulkModes {
         const typename K::Keys keys(key->enc);
         while (n != 0) {
             const size_t m = n < kBatch ? n : kBatch;
-            by_groups(m, [&](auto g) { ctr_batch<K, decltype(g)::value>(keys, out, in, m, c, 0); });
+            by_groups<K::kMaxGroups>(m, [&](auto g) { ctr_batch<K, decltype(g)::value>(keys, out, in, m, c, 0); });
             in += 16 * m;
             out += 16 * m;
             c = counter_add(c, m);
@@ -247,7 +255,7 @@ struct BulkModes {
     // CBC and CFB decryption: the chaining block of a batch is the previous
     // batch's last ciphertext block, saved before the batch overwrote it.
     template <bool Cbc>
-    static void chained(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    [[gnu::noinline]] static void chained(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
         const uint32_t* rk = Cbc ? key->dec : key->enc;
         if (n == 1) {
             const __m128i c = loadu128(in);
@@ -265,7 +273,7 @@ struct BulkModes {
             const size_t m = n < kBatch ? n : kBatch;
             uint8_t last[16];
             std::memcpy(last, in + 16 * (m - 1), 16);
-            by_groups(m, [&](auto g) {
+            by_groups<K::kMaxGroups>(m, [&](auto g) {
                 if (Cbc) cbc_dec_batch<K, decltype(g)::value>(keys, out, in, m, prev);
                 else cfb_dec_batch<K, decltype(g)::value>(keys, out, in, m, prev);
             });

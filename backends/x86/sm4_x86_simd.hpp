@@ -60,6 +60,29 @@ HWACCEL_SM4_INLINE void wipe32(void* p, size_t n) {
         : "cc", "memory", "xmm0");
 }
 
+// Zeroes the `bytes` (a positive multiple of 32) of stack just below its
+// return address, that is just below its caller: where the functions the
+// caller called before kept their frames, spill slots and red zones, which
+// no wipe of theirs can reach (the compiler spills state of intrinsics code
+// that has more live vectors than registers). In assembly, from the stack
+// pointer down, so that no frame layout or alignment of its own leaves a
+// gap; not inlined, so the stack pointer is the caller's minus the return
+// address.
+[[gnu::noinline]] inline void burn_stack(size_t bytes) {
+    __asm__ volatile(
+        "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+        "mov %%rsp, %%rax\n\t"
+        "1:\n\t"
+        "sub $32, %%rax\n\t"
+        "vmovdqu %%ymm0, (%%rax)\n\t"
+        "sub $32, %[n]\n\t"
+        "jnz 1b\n\t"
+        "vzeroupper\n\t"
+        : [n] "+r"(bytes)
+        :
+        : "cc", "memory", "rax", "xmm0");
+}
+
 // 4x4 transpose of 32-bit words in each 128-bit lane (its own inverse).
 HWACCEL_SM4_INLINE void transpose(__m256i& a, __m256i& b, __m256i& c, __m256i& d) {
     const __m256i t0 = _mm256_unpacklo_epi32(a, b), t1 = _mm256_unpackhi_epi32(a, b);

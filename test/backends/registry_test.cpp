@@ -62,6 +62,41 @@ TEST_CASE("registry: Keccak engine for AVX-512, BMI2 only, or neither", "[regist
 }
 #endif
 
+#if defined(__x86_64__)
+namespace {
+// The SM4 engine best_selection picks for exactly these features.
+std::string sm4_engine_for(const char* spec) {
+    CpuFeatures f;
+    std::string error;
+    INFO(spec);
+    REQUIRE(adjust_features(f, spec, error));
+    const std::string d = describe(best_selection(f));
+    return d.substr(d.find("sm4=") + 4);
+}
+}  // namespace
+
+TEST_CASE("registry: the SM4 engine per feature set, GFNI engines first", "[registry]") {
+    const std::string zen4 = "+ssse3,+sse4.1,+avx,+avx2,+bmi1,+bmi2,+aesni,+vaes,+sha_ni,+gfni,"
+                             "+avx512f,+avx512vl,+avx512bw,+avx512dq";
+    CHECK(sm4_engine_for(zen4.c_str()) == "gfni-avx512");
+    // GFNI with AVX2 only (Alder Lake-like: VAES too), GFNI without VAES/AES-NI.
+    CHECK(sm4_engine_for("+ssse3,+avx,+avx2,+aesni,+vaes,+gfni") == "gfni-avx2");
+    CHECK(sm4_engine_for("+avx,+avx2,+gfni") == "gfni-avx2");
+    // Each AVX-512 part the engine needs, masked: the VEX GFNI engine instead.
+    for (const char* less : {",-avx512f", ",-avx512vl", ",-avx512bw"}) {
+        INFO(less);
+        CHECK(sm4_engine_for((zen4 + less).c_str()) == "gfni-avx2");
+    }
+    CHECK(sm4_engine_for((zen4 + ",-gfni").c_str()) == "vaes-avx2");
+    CHECK(sm4_engine_for("+avx,+avx2,+gfni,+avx512f,+avx512vl,+avx512bw") == "gfni-avx512");
+    // GFNI without AVX2 (Tremont-like): no GFNI engine.
+    CHECK(sm4_engine_for("+ssse3,+avx,+aesni,+gfni") == "generic");
+    CHECK(sm4_engine_for("+ssse3,+avx,+avx2,+aesni,+vaes") == "vaes-avx2");
+    CHECK(sm4_engine_for("+ssse3,+avx,+avx2,+aesni") == "aesni-avx2");
+    CHECK(sm4_engine_for("+ssse3,+avx,+avx2") == "generic");
+}
+#endif
+
 TEST_CASE("registry: overrides name a family and an engine this CPU can run", "[registry]") {
     const CpuFeatures none{};
     Selection s = best_selection(none);

@@ -1,0 +1,207 @@
+// The one-block path of the x86 GFNI SM4 engines (declared in
+// sm4_x86_gfni_block.hpp): the key schedule, one block through 32 folded
+// rounds (sm4_x86_gfni_maths.hpp), and the serial modes. No look-up, no
+// secret-dependent branch or address: constant time by construction.
+//
+// Layout: each of the four words in its own xmm register, in all four
+// 32-bit lanes, memory byte order, A1 domain. Per round the chain is one
+// GF2P8AFFINEINVQB, a byte rotation (PSHUFB) and two XORs: with
+// u_i = Y_{i+1} ^ Y_{i+2} ^ Y_{i+3} ^ rk'_i the S-box input of round i and
+// Y_{i+4} = Y_i ^ V(u_i),
+//     u_{i+1} = (Y_i ^ Y_{i+2} ^ Y_{i+3} ^ rk'_{i+1}) ^ V(u_i)
+// where the bracket is known before u_i is: V's five terms are summed as
+// ((q ^ v0) ^ rol24 v3) ^ (rol8 v1 ^ rol16 v1).
+//
+// No per-file compile flags: the code below the includes is compiled for
+// GFNI + AVX2 through #pragma GCC target, VEX encodings only (no AVX-512 in
+// the target, so the compiler cannot pick EVEX forms): what a GFNI instruction
+// model can run on CPUs without GFNI. The shared headers, included first,
+// stay baseline.
+#include "x86/sm4_x86_gfni_block.hpp"
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/bytes.hpp"
+#include "hwaccel/engines.hpp"
+#include "x86/sm4_x86_gfni_maths.hpp"
+#include "x86/sm4_x86_maths.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("gfni,avx2")
+
+#include "x86/sm4_x86_simd.hpp"
+
+namespace hwaccel::x86::sm4x::gfni {
+namespace {
+
+HWACCEL_SM4_INLINE __m128i ld(const Shuffle16& s) { return _mm_load_si128(reinterpret_cast<const __m128i*>(s.b)); }
+HWACCEL_SM4_INLINE __m128i mat(uint64_t a) { return _mm_set1_epi64x(static_cast<long long>(a)); }
+
+// The one-block path's round keys: rk' = A1 rk ^ c1 in memory byte order,
+// one 32-bit word per round, then a zero word that round 31 reads as "the
+// next key". Both directions, written by set_key into the key's engine data.
+constexpr size_t kKeyWords = 36;
+constexpr size_t kEncOffset = 0, kDecOffset = 4 * kKeyWords;
+static_assert(2 * 4 * kKeyWords <= Sm4Key::kEngineDataSize, "one-block keys fit the key's engine data");
+
+void write_domain_keys(uint8_t* dst, const uint32_t rk[32]) {
+    const __m256i bs = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kBswap32.b)));
+    const __m256i a1 = _mm256_set1_epi64x(static_cast<long long>(kA1));
+    for (int j = 0; j < 4; ++j) {
+        const __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), bs);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * j), _mm256_gf2p8affine_epi64_epi8(v, a1, kC1));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 128), _mm_setzero_si128());
+}
+HWACCEL_SM4_INLINE const uint32_t* domain_keys(const Sm4Key* key, Sm4Direction direction) {
+    return reinterpret_cast<const uint32_t*>(key->engine_data +
+                                             (direction == Sm4Direction::kDecrypt ? kDecOffset : kEncOffset));
+}
+
+// The S-box on the four bytes of x (key schedule).
+HWACCEL_SM4_INLINE uint32_t sbox_word(uint32_t x) {
+    __m128i v = _mm_cvtsi32_si128(static_cast<int>(x));
+    v = _mm_gf2p8affine_epi64_epi8(v, mat(kA1), kC1);
+    v = _mm_gf2p8affineinv_epi64_epi8(v, mat(kA2), kC2);
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(v));
+}
+
+struct Words {
+    __m128i w[4];
+};
+// A block (memory order) into the domain, one word per register; and back.
+HWACCEL_SM4_INLINE Words spread(__m128i block) {
+    const __m128i y = _mm_gf2p8affine_epi64_epi8(block, mat(kA1), 0);
+    return {{_mm_shuffle_epi32(y, 0x00), _mm_shuffle_epi32(y, 0x55), _mm_shuffle_epi32(y, 0xAA),
+             _mm_shuffle_epi32(y, 0xFF)}};
+}
+HWACCEL_SM4_INLINE __m128i gather(const Words& v) {
+    const __m128i y = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v.w[0], v.w[1]), _mm_unpacklo_epi32(v.w[2], v.w[3]));
+    return _mm_gf2p8affine_epi64_epi8(y, mat(kA1inv), 0);
+}
+HWACCEL_SM4_INLINE Words xor_words(const Words& a, const Words& b) {
+    return {{_mm_xor_si128(a.w[0], b.w[0]), _mm_xor_si128(a.w[1], b.w[1]), _mm_xor_si128(a.w[2], b.w[2]),
+             _mm_xor_si128(a.w[3], b.w[3])}};
+}
+
+struct RoundConsts {
+    __m128i f0, f1, f3, r8, r16, r24;
+};
+HWACCEL_SM4_INLINE RoundConsts round_consts() {
+    return {mat(kF0), mat(kF1), mat(kF3), ld(kRol8), ld(kRol16), ld(kRol24)};
+}
+
+// Round i: u is its S-box input; ya = Y_i becomes Y_{i+4}; yb = Y_{i+2},
+// yc = Y_{i+3}; knext = rk'_{i+1}. Leaves u_{i+1} in u.
+HWACCEL_SM4_INLINE void round(const RoundConsts& c, __m128i& u, __m128i& ya, __m128i yb, __m128i yc,
+                              __m128i knext) {
+    // v0 last: it has one operation fewer after it than v1 and v3.
+    const __m128i v1 = _mm_gf2p8affineinv_epi64_epi8(u, c.f1, kF1c);
+    const __m128i v3 = _mm_gf2p8affineinv_epi64_epi8(u, c.f3, kF3c);
+    const __m128i v0 = _mm_gf2p8affineinv_epi64_epi8(u, c.f0, kF0c);
+    const __m128i p = _mm_xor_si128(_mm_xor_si128(yb, yc), knext);
+    __m128i q = _mm_xor_si128(p, ya);
+    // Opaque to the compiler, like w and z below: otherwise it reassociates
+    // the XORs into a longer chain (Y ^ V first and u from that).
+    __asm__("" : "+x"(q));
+    __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
+    __m128i z = _mm_xor_si128(_mm_xor_si128(q, v0), _mm_shuffle_epi8(v3, c.r24));
+    __asm__("" : "+x"(w), "+x"(z));  // the two halves as written, each two deep
+    u = _mm_xor_si128(z, w);
+    ya = _mm_xor_si128(u, p);
+}
+
+HWACCEL_SM4_INLINE __m128i key_at(const uint32_t* k, int i) { return _mm_set1_epi32(static_cast<int>(k[i])); }
+
+// The 32 rounds on one block's words; returns the output words in block
+// order, (Y35, Y34, Y33, Y32).
+HWACCEL_SM4_INLINE Words rounds(const uint32_t* k, const Words& x) {
+    const RoundConsts c = round_consts();
+    __m128i y0 = x.w[0], y1 = x.w[1], y2 = x.w[2], y3 = x.w[3];
+    __m128i u = _mm_xor_si128(_mm_xor_si128(y1, y2), _mm_xor_si128(y3, key_at(k, 0)));
+    for (int i = 0; i < 32; i += 4) {
+        round(c, u, y0, y2, y3, key_at(k, i + 1));
+        round(c, u, y1, y3, y0, key_at(k, i + 2));
+        round(c, u, y2, y0, y1, key_at(k, i + 3));
+        round(c, u, y3, y1, y2, key_at(k, i + 4));  // i + 4 = 32: the zero word
+    }
+    return {{y3, y2, y1, y0}};
+}
+
+HWACCEL_SM4_INLINE __m128i crypt(const uint32_t* k, __m128i block) { return gather(rounds(k, spread(block))); }
+
+// The serial modes, fused: the chaining value stays in the register layout
+// and domain from block to block (as in sm4_x86_block.cpp).
+//   CBC encrypt: c_i = E(p_i ^ c_{i-1})
+//   CFB encrypt: c_i = p_i ^ E(c_{i-1})
+//   OFB:         o_i = E(o_{i-1}), out_i = in_i ^ o_i
+// Not inlined: its callers wipe the stack below them after it (the compiler
+// spills a chaining word or two there).
+enum class Serial { kCbc, kCfb, kOfb };
+template <Serial kMode>
+[[gnu::noinline]] void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    const uint32_t* k = domain_keys(key, Sm4Direction::kEncrypt);
+    Words c = spread(loadu128(iv));
+    for (size_t i = 0; i < n; ++i) {
+        const __m128i p = loadu128(in + 16 * i);
+        if constexpr (kMode == Serial::kCbc) {
+            c = rounds(k, xor_words(spread(p), c));
+        } else if constexpr (kMode == Serial::kCfb) {
+            c = xor_words(spread(p), rounds(k, c));
+        } else {
+            c = rounds(k, c);
+        }
+        const __m128i o = gather(c);
+        storeu128(out + 16 * i, kMode == Serial::kOfb ? _mm_xor_si128(o, p) : o);
+    }
+    storeu128(iv, gather(c));
+}
+
+// The serial functions' frames and red zones (where the compiler spills a
+// plaintext block or chaining word): within this.
+constexpr size_t kSerialBurn = 256;
+
+}  // namespace
+
+// Constant time: the S-box is two GFNI instructions.
+void set_key(Sm4Key* key, const uint8_t user_key[16]) {
+    uint32_t k[4];
+    for (int i = 0; i < 4; ++i) k[i] = load_be32(user_key + 4 * i) ^ kFK[i];
+    for (int i = 0; i < 32; ++i) {
+        const uint32_t t = sbox_word(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ ck_word(i));
+        k[i & 3] ^= t ^ rotl32(t, 13) ^ rotl32(t, 23);
+        key->enc[i] = k[i & 3];
+    }
+    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
+    secure_zero(k, sizeof k);
+    write_domain_keys(key->engine_data + kEncOffset, key->enc);
+    write_domain_keys(key->engine_data + kDecOffset, key->dec);
+}
+
+__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
+    return crypt(domain_keys(key, direction), block);
+}
+
+void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
+    storeu128(out, crypt(domain_keys(key, Sm4Direction::kEncrypt), loadu128(in)));
+}
+
+void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCbc>(key, out, in, n, iv);
+    burn_stack(kSerialBurn);
+}
+void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kCfb>(key, out, in, n, iv);
+    burn_stack(kSerialBurn);
+}
+void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+    serial_chain<Serial::kOfb>(key, out, in, n, iv);
+    burn_stack(kSerialBurn);
+}
+
+}  // namespace hwaccel::x86::sm4x::gfni
+
+#pragma GCC pop_options
