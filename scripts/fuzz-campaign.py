@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--sanitizers", default="undefined", help="FUZZ_SANITIZERS of the build")
     ap.add_argument("--flags", default="", help="FUZZ_FLAGS, e.g. -max_len=512")
     ap.add_argument("--targets", default=" ".join(FAMILY), help="targets, in order")
+    ap.add_argument("--only", default="", help="FUZZ_ONLY: engine selections matching this regex")
     ap.add_argument("--no-build", action="store_true", help="use the build as it is")
     ap.add_argument("--report", action="store_true", help="only print the table of LOG")
     a = ap.parse_args()
@@ -82,7 +83,8 @@ def main():
         return 0
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = a.build or os.path.join(top, "build-fuzz-fast")
-    env = dict(os.environ, FUZZ_LOG=os.path.abspath(a.log), FUZZ_SANITIZERS=a.sanitizers, FUZZ_FLAGS=a.flags)
+    env = dict(os.environ, FUZZ_LOG=os.path.abspath(a.log), FUZZ_SANITIZERS=a.sanitizers, FUZZ_FLAGS=a.flags,
+               FUZZ_ONLY=a.only)
     end = time.time() + a.hours * 3600
     built = a.no_build
     while time.time() < end:

@@ -11,7 +11,8 @@
 # FUZZ_NO_BUILD=1 skips the build; FUZZ_LOG=FILE appends each run's final libFuzzer statistics there;
 # FUZZ_SANITIZERS=undefined builds without ASan (for long campaigns: several
 # times the executions per second; use its own BUILD_DIR); FUZZ_FLAGS="-max_len=512"
-# adds libFuzzer flags to every run.
+# adds libFuzzer flags to every run; FUZZ_ONLY=REGEX keeps the engine selections
+# that match it (e.g. "gfni|avx512"; the PHE model runs only without it).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-10}
@@ -77,9 +78,9 @@ run() {  # target selection [extra environment...]
 for target in $targets; do
     while read -r selection; do
         run "$target" "$selection"
-    done < <(selections_of "$target")
+    done < <(selections_of "$target" | grep -E "${FUZZ_ONLY:-.}" || true)
     # Zhaoxin PHE under its instruction model, where the CPU has no PHE.
-    if [[ $target == sha_fuzz || $target == dispatch_fuzz ]] && [ "$(uname -m)" = x86_64 ] &&
+    if [ -z "${FUZZ_ONLY:-}" ] && [[ $target == sha_fuzz || $target == dispatch_fuzz ]] && [ "$(uname -m)" = x86_64 ] &&
             ! echo "$available" | grep -q ' phe$'; then
         run "$target" "sha1=phe,sha256=phe" HWACCEL_TEST_CPU=+phe,-sha_ni
     fi
