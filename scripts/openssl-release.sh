@@ -54,7 +54,16 @@ cached_matches_pin() {  # the cached Debian version satisfies --pin
     have=$(cat "$prefix/.complete")
     [ -z "$pin" ] || [ "$have" = "$pin" ] || [ "${have%%-*}" = "$pin" ]
 }
-if [ -x "$prefix/bin/openssl" ] && [ -f "$prefix/.complete" ] && cached_matches_pin; then
+cached() { [ -x "$prefix/bin/openssl" ] && [ -f "$prefix/.complete" ] && cached_matches_pin; }
+if cached; then
+    echo "$prefix"
+    exit 0
+fi
+# One build per line at a time: a second caller waits, then finds it cached.
+mkdir -p "$cache"
+exec 9>"$cache/openssl-$line.lock"
+flock 9
+if cached; then
     echo "$prefix"
     exit 0
 fi
