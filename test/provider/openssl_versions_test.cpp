@@ -424,3 +424,28 @@ TEST_CASE("a parameter named twice: refused from OpenSSL 3.6 on, as by default",
         }
     }
 }
+
+// OpenSSL 3.6 added the cipher parameter "encrypt-then-mac" (0 for SM4):
+// listed and answered where the running release's default lists it.
+TEST_CASE("encrypt-then-mac: listed as by default on the running OpenSSL (3.6+)",
+          "[versions][params]") {
+    LoadedProvider prov;
+    INFO("on " << OpenSSL_version(OPENSSL_VERSION));
+    for (const char* name : {"SM4-ECB", "SM4-CBC", "SM4-CFB", "SM4-OFB", "SM4-CTR"}) {
+        INFO(name);
+        CipherPtr ours = prov.cipher(name), theirs = prov.default_cipher(name);
+        auto lists = [](const EVP_CIPHER* c) {
+            return OSSL_PARAM_locate_const(EVP_CIPHER_gettable_params(c), "encrypt-then-mac") != nullptr;
+        };
+        CHECK(lists(ours.get()) == lists(theirs.get()));
+        CHECK(lists(ours.get()) == (OpenSSL_version_num() >= 0x30600000L));
+        int ours_etm = -1, theirs_etm = -1;
+        OSSL_PARAM a[] = {OSSL_PARAM_int("encrypt-then-mac", &ours_etm), OSSL_PARAM_END};
+        OSSL_PARAM b[] = {OSSL_PARAM_int("encrypt-then-mac", &theirs_etm), OSSL_PARAM_END};
+        EVP_CIPHER_get_params(ours.get(), a);
+        EVP_CIPHER_get_params(theirs.get(), b);
+        if (lists(theirs.get())) CHECK(ours_etm == theirs_etm);
+        CHECK((EVP_CIPHER_get_flags(ours.get()) & 0x10000000) ==
+              (EVP_CIPHER_get_flags(theirs.get()) & 0x10000000));  // EVP_CIPH_FLAG_ENC_THEN_MAC
+    }
+}
