@@ -20,4 +20,8 @@ void set_running_openssl_version(const char* version) {
 
 bool shake_has_default_length() { return g_version.load() < 304; }
 
+bool refuses_repeated_params() { return g_version.load() >= 306; }
+
+bool has_encrypt_then_mac_param() { return g_version.load() >= 306; }
+
 }  // namespace hwaccel

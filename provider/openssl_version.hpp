@@ -12,4 +12,10 @@ void set_running_openssl_version(const char* version);
 // later have none (size 0, final refused until xoflen is set).
 bool shake_has_default_length();
 
+// OpenSSL 3.6 and later refuse a parameter named twice in one request.
+bool refuses_repeated_params();
+
+// OpenSSL 3.6 and later answer "encrypt-then-mac" for every cipher.
+bool has_encrypt_then_mac_param();
+
 }  // namespace hwaccel

@@ -4,6 +4,8 @@
 #include <openssl/params.h>
 
 #include <cstddef>
+#include <cstring>
+#include <initializer_list>
 
 namespace hwaccel::params {
 
@@ -35,6 +37,26 @@ inline bool set_octets(OSSL_PARAM* params, const char* key, const void* data, si
     OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
     return p == nullptr || OSSL_PARAM_set_octet_ptr(p, const_cast<void*>(data), len) ||
            OSSL_PARAM_set_octet_string(p, data, len);
+}
+
+// OpenSSL 3.6 and later refuse a request that names one of an operation's
+// parameters twice (their generated decoders raise "param ... is repeated");
+// keys in one group are one parameter (SHAKE's "size" aliases "xoflen" when
+// set). Returns the repeated key, or null.
+using KeyGroups = std::initializer_list<std::initializer_list<const char*>>;
+inline const char* repeated(const OSSL_PARAM* params, KeyGroups groups) {
+    if (params == nullptr) return nullptr;
+    size_t seen[8] = {};
+    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+        size_t g = 0;
+        for (auto group = groups.begin(); group != groups.end() && g < 8; ++group, ++g) {
+            for (const char* key : *group) {
+                if (std::strcmp(p->key, key) != 0) continue;
+                if (++seen[g] > 1) return p->key;
+            }
+        }
+    }
+    return nullptr;
 }
 
 }  // namespace hwaccel::params

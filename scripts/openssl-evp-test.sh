@@ -11,7 +11,7 @@
 # load into 3.5's evp_test.
 #
 # evp_test is built once from the same Debian 13 source that
-# scripts/openssl35.sh builds the library from (same version, same Configure
+# scripts/openssl-release.sh 3.5 builds the library from (same version, same Configure
 # options, tests enabled), in its own cache directory next to it; the trimmed
 # library build is not touched. ~3 minutes the first time, instant after.
 #
@@ -37,7 +37,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [BUILD_DIR...]" >&2; exit 2; }
 log() { echo "openssl-evp-test: $*" >&2; }
 
-prefix=$("$top/scripts/openssl35.sh")
+prefix=$("$top/scripts/openssl-release.sh" 3.5)
 debian_version=$(cat "$prefix/.complete")       # e.g. 3.5.7-1~deb13u2
 upstream=${debian_version%%-*}                  # e.g. 3.5.7
 cache=$(dirname "$prefix")
@@ -47,7 +47,7 @@ build_evp_test() {
     local work
     work=$(mktemp -d)
     trap 'rm -rf "$work"' RETURN
-    # The same private apt configuration as openssl35.sh: trixie's source
+    # The same private apt configuration as openssl-release.sh: trixie's source
     # index, the system's lists and caches untouched.
     mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/apt/parts"
     cat >"$work/apt/sources.list" <<SRC
@@ -60,7 +60,7 @@ SRC
     log "fetching the trixie source index"
     apt-get "${apt_opts[@]}" -qq update >&2
     log "downloading openssl $debian_version's upstream tarball"
-    # Only the upstream tarball is used (as in openssl35.sh); apt-get reports
+    # Only the upstream tarball is used (as in openssl-release.sh); apt-get reports
     # an error when another file of the source package is gone from the pool.
     (cd "$work" && apt-get "${apt_opts[@]}" -qq source --download-only "openssl=$debian_version" >&2 2>/dev/null) || true
     local tarball
@@ -70,7 +70,7 @@ SRC
     mkdir -p "$tree"
     tar -xf "$tarball" -C "$tree" --strip-components=1
     log "building test/evp_test of $upstream in $tree (about 3 minutes on 2 cores)"
-    # openssl35.sh's options without no-tests; the prefix is the library's,
+    # openssl-release.sh's options without no-tests; the prefix is the library's,
     # so both builds agree on the paths baked into libcrypto.
     (cd "$tree" && ./Configure --prefix="$prefix" --libdir=lib shared no-docs \
         no-legacy no-engine no-quic no-dtls no-cms no-ts no-ct no-ocsp no-cmp) \

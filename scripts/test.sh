@@ -4,11 +4,13 @@
 #      and dispatch suites, the openssl CLI / hashlib / TLS checks (CTest).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
 #      EVP suites again.
-#   3. OpenSSL 3.5, built once from Debian 13's source package into a cache
-#      (scripts/openssl35.sh): hwaccel built against it runs the EVP and CLI
-#      suites, and the 3.0-built module runs the CLI suite in 3.5's openssl;
-#      OpenSSL's own evp_test runs its SHA/SHA-3/SHAKE/SM4 recipes with only
-#      hwaccel loaded, both modules (scripts/openssl-evp-test.sh).
+#   3. OpenSSL 3.5, 3.6 and 4.0, each built once from the Debian source
+#      package of the suite that carries it (trixie, sid, experimental) into a
+#      cache (scripts/openssl-release.sh): hwaccel built against each runs the
+#      EVP and CLI suites, and the 3.0-built module runs the CLI suite in each
+#      release's openssl (scripts/test-against.sh); OpenSSL 3.5's own evp_test
+#      runs its SHA/SHA-3/SHAKE/SM4 recipes with only hwaccel loaded, both
+#      modules (scripts/openssl-evp-test.sh).
 #   4. IBM Z (s390x) cross build run under qemu-s390x-static
 #      (scripts/cross-s390x.sh): the portable engines' backend suites on a
 #      big-endian machine, and the CPACF engines' backend and EVP suites under
@@ -17,7 +19,10 @@
 #   5. Differential fuzzing, briefly (scripts/fuzz.sh): clang-14 build with
 #      libFuzzer, ASan and UBSan; every fuzz target for every engine this CPU
 #      runs (PHE under its model), 2 seconds each from the seed corpus.
-#   6. The engine manifest: the suites of steps 1-4 append the engines they
+#   6. The Debian package (scripts/package.sh, CPack): installed with
+#      apt-get, used by name without -provider-path, removed, nothing left
+#      (test/package/package_test.sh).
+#   7. The engine manifest: the suites of steps 1-4 append the engines they
 #      ran, and how (natively, under an instruction model), to one file;
 #      scripts/engine-manifest.py prints it against the registry's list
 #      (hwaccel-engines) and fails if an engine this CPU runs missed a suite.
@@ -41,9 +46,12 @@ scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_S
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j2 -E cli_tests)
 
-echo "== OpenSSL 3.5"
-prefix=$(scripts/openssl35.sh)
-scripts/test-against.sh "$prefix" "$top/build"
+for line in 3.5 3.6 4.0; do
+    echo "== OpenSSL $line"
+    prefix=$(scripts/openssl-release.sh "$line")
+    scripts/test-against.sh "$prefix" "$top/build"
+done
+prefix=$(scripts/openssl-release.sh 3.5)
 # OpenSSL's own test/evp_test (built once from the same source, cached) over
 # its SHA/SHA-3/SHAKE and SM4 recipe files, hwaccel the only provider: the
 # module built against 3.5 (by test-against.sh) and the 3.0-built one.
@@ -59,6 +67,10 @@ fi
 
 echo "== Fuzzing (2 s per target and engine)"
 scripts/fuzz.sh 2 "$top/build-fuzz"
+
+echo "== Debian package: install, use, remove"
+deb=$(scripts/package.sh "$top/build")
+bash test/package/package_test.sh "$deb"
 
 echo "== Engine manifest"
 python3 scripts/engine-manifest.py "$top/build/tools/hwaccel-engines" "$HWACCEL_ENGINE_MANIFEST"

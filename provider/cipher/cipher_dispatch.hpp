@@ -29,6 +29,7 @@
 
 #include "errors.hpp"
 #include "lengths.hpp"
+#include "openssl_version.hpp"
 #include "cipher/pkcs7.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
@@ -38,6 +39,8 @@ namespace hwaccel {
 template <class Mode>
 class CipherDispatch {
     static constexpr size_t kBlock = 16;  // the cipher's block, whatever the mode reports
+    // OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC, OpenSSL 3.6+ (not in 3.0's headers).
+    static constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
     static constexpr bool kBlockMode = Mode::kBlockSize > 1;
 
     struct Ctx {
@@ -348,9 +351,12 @@ class CipherDispatch {
                params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
                params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
                params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+               params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
+               params::set_int(params, kEncryptThenMac, 0);
     }
 
+    // OpenSSL 3.6 added "encrypt-then-mac" (0 for every cipher here): listed
+    // where the running OpenSSL's default provider lists it.
     static const OSSL_PARAM* gettable_params(void*) noexcept {
         static const OSSL_PARAM table[] = {
             OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
@@ -362,14 +368,32 @@ class CipherDispatch {
             OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
             OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
             OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
+            OSSL_PARAM_int(kEncryptThenMac, nullptr),
             OSSL_PARAM_END,
         };
-        return table;
+        static constexpr size_t kWithout = sizeof table / sizeof table[0] - 2;
+        static const OSSL_PARAM* without_etm = [] {
+            static OSSL_PARAM copy[kWithout + 1];
+            for (size_t i = 0; i < kWithout; ++i) copy[i] = table[i];
+            copy[kWithout] = OSSL_PARAM_END;
+            return copy;
+        }();
+        return has_encrypt_then_mac_param() ? table : without_etm;
     }
 
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
         Ctx* ctx = cast(vctx);
         if (ctx == nullptr) return 0;
+        if (refuses_repeated_params()) {
+            if (const char* key = params::repeated(
+                    params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+                             {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+                             {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
+                             {OSSL_CIPHER_PARAM_TLS_MAC}})) {
+                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                return 0;
+            }
+        }
         const bool ok =
             params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, Mode::kKeyLen) &&
             params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, Mode::kIvLen) &&
@@ -392,6 +416,16 @@ class CipherDispatch {
 
     static bool read_settings(const Ctx* ctx, const OSSL_PARAM params[], Settings& s) {
         if (params == nullptr) return true;
+        // The default provider's settable keys, even those we ignore.
+        if (refuses_repeated_params()) {
+            if (const char* key = params::repeated(
+                    params, {{OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+                             {OSSL_CIPHER_PARAM_USE_BITS}, {OSSL_CIPHER_PARAM_TLS_VERSION},
+                             {OSSL_CIPHER_PARAM_TLS_MAC_SIZE}})) {
+                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                return false;
+            }
+        }
         const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
         unsigned padding = s.padding;
         if (p != nullptr && !OSSL_PARAM_get_uint(p, &padding)) {

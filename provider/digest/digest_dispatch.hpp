@@ -9,6 +9,11 @@
 //   kBlockSize, kDigestSize (the default output length), kXof, kAlgidAbsent
 //   XOFs also: static void squeeze(Hasher&, uint8_t* out, size_t len);
 //   (used under `if constexpr (Algo::kXof)`: other digests need none)
+//   kSerializable, and then (EVP_MD_CTX_serialize, OpenSSL 4.0):
+//   kSerializedSize; static bool save(const Hasher&, size_t xoflen, uint8_t* out)
+//   (false: not in a state that can be saved); static const char* load(Hasher&,
+//   size_t xoflen, const uint8_t* in, size_t len) (null, or why not: then the
+//   hasher is unchanged)
 #pragma once
 
 #include <openssl/core_dispatch.h>
@@ -91,6 +96,12 @@ class DigestDispatch {
     // false, with an error, if it is there but not a size_t.
     static bool read_xoflen(const Ctx* ctx, const OSSL_PARAM params[], size_t& len) {
         if constexpr (Algo::kXof) {
+            if (refuses_repeated_params()) {
+                if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
+                    raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                    return false;
+                }
+            }
             // "size" is an alias of "xoflen" (OpenSSL 3.4+).
             const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_XOFLEN);
             if (p == nullptr) p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_SIZE);
@@ -207,6 +218,76 @@ class DigestDispatch {
         return 1;
     }
 
+    // EVP_MD_CTX_serialize (OpenSSL 4.0): the state in the default
+    // provider's format (digest/serialized_state.hpp). out == NULL asks for
+    // the size. Stricter than default: outl must be given (default writes
+    // through a NULL outl without knowing the room), and only between
+    // updates: after final or once squeezing began, nothing is saved.
+    static int serialize(void* vctx, unsigned char* out, size_t* outl) noexcept {
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return 0;
+        if constexpr (Algo::kSerializable) {
+            if (outl == nullptr) {
+                raise_error(ctx->prov, kErrInvalidParameter, "no length for the serialized state");
+                return 0;
+            }
+            if (out == nullptr) {
+                *outl = Algo::kSerializedSize;
+                return 1;
+            }
+            if (!require_init(ctx)) return 0;
+            if (ctx->phase == Phase::kFinalized || ctx->phase == Phase::kSqueezing) {
+                raise_error(ctx->prov, kErrFinalCalledTwice,
+                            ctx->phase == Phase::kSqueezing ? "serialize after squeeze"
+                                                            : "serialize after final");
+                return 0;
+            }
+            if (*outl < Algo::kSerializedSize) {
+                raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu",
+                            Algo::kSerializedSize, *outl);
+                return 0;
+            }
+            if (!Algo::save(ctx->hasher, ctx->xoflen, out)) {
+                raise_error(ctx->prov, kErrInternal, "state cannot be serialized");
+                return 0;
+            }
+            *outl = Algo::kSerializedSize;
+            return 1;
+        } else {
+            (void)out, (void)outl;
+            return 0;
+        }
+    }
+
+    // EVP_MD_CTX_deserialize (OpenSSL 4.0): continues from a saved state of
+    // the same algorithm and output length; anything else is refused and
+    // the context stays as it was.
+    static int deserialize(void* vctx, const unsigned char* in, size_t inl) noexcept {
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return 0;
+        if constexpr (Algo::kSerializable) {
+            if (!require_init(ctx)) return 0;
+            if (in == nullptr || !is_real_buffer(in, inl)) {
+                raise_error(ctx->prov, kErrInvalidLength, "no serialized state");
+                return 0;
+            }
+            typename Algo::Hasher loaded = ctx->hasher;
+            if (const char* why = Algo::load(loaded, ctx->xoflen, in, inl)) {
+                loaded.wipe();
+                raise_error(ctx->prov, kErrInvalidParameter, "cannot deserialize: %s", why);
+                return 0;
+            }
+            ctx->hasher.wipe();
+            ctx->hasher = loaded;
+            loaded.wipe();
+            ctx->phase = Phase::kAbsorbing;
+            return 1;
+        } else {
+            (void)in, (void)inl;
+            return 0;
+        }
+    }
+
     // EVP_MD_CTX_copy_ex into a context of the same digest (OpenSSL 3.5+).
     static void copyctx(void* out, void* in) noexcept {
         if (out != nullptr && in != nullptr && out != in)
@@ -216,6 +297,12 @@ class DigestDispatch {
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
+        if (refuses_repeated_params()) {
+            if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN}, {OSSL_DIGEST_PARAM_SIZE}})) {
+                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                return 0;
+            }
+        }
         const bool ok = params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
                         params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
         if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
@@ -283,11 +370,17 @@ class DigestDispatch {
         gettable_ctx_params;
     static constexpr OSSL_FUNC_digest_squeeze_fn* kSqueeze = squeeze;
     static constexpr OSSL_FUNC_digest_copyctx_fn* kCopyctx = copyctx;
+    static constexpr OSSL_FUNC_digest_serialize_fn* kSerialize = serialize;
+    static constexpr OSSL_FUNC_digest_deserialize_fn* kDeserialize = deserialize;
 
     template <class Fn>
     static void (*erase(Fn* fn))(void) {
         return reinterpret_cast<void (*)(void)>(fn);
     }
+
+    // A zero id ends the table, so the conditional groups below work only
+    // if every XOF is serializable.
+    static_assert(!Algo::kXof || Algo::kSerializable);
 
 public:
     static inline const OSSL_DISPATCH table[] = {
@@ -300,6 +393,10 @@ public:
         {OSSL_FUNC_DIGEST_FINAL, erase(kFinal)},
         {OSSL_FUNC_DIGEST_GET_PARAMS, erase(kGetParams)},
         {OSSL_FUNC_DIGEST_GETTABLE_PARAMS, erase(kGettableParams)},
+        // Where OpenSSL has a format (not SHA-1, whose entries here end the
+        // table): serialize, deserialize.
+        {Algo::kSerializable ? OSSL_FUNC_DIGEST_SERIALIZE : 0, Algo::kSerializable ? erase(kSerialize) : nullptr},
+        {Algo::kSerializable ? OSSL_FUNC_DIGEST_DESERIALIZE : 0, Algo::kSerializable ? erase(kDeserialize) : nullptr},
         // XOFs only (SHAKE): length, squeeze. For fixed-size digests these
         // entries are terminators.
         {Algo::kXof ? OSSL_FUNC_DIGEST_SET_CTX_PARAMS : 0, Algo::kXof ? erase(kSetCtxParams) : nullptr},

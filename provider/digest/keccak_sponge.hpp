@@ -136,6 +136,41 @@ public:
 
     const KeccakEngine* engine() const { return engine_; }
 
+    // The state while absorbing, as a state can be saved and restored
+    // (EVP_MD_CTX_serialize, OpenSSL 4.0): the 25 lanes and the input bytes
+    // waiting for a whole block (block[0..buffered), buffered < rate, the
+    // rest zero). It holds message-derived secrets: wipe it after use.
+    struct Snapshot {
+        uint64_t lanes[kKeccakLanes];
+        size_t buffered;
+        uint8_t block[kMaxRate];
+    };
+    // False once squeezing has begun: only an absorbing sponge is saved. A
+    // held message is absorbed into a copy first, so the snapshot has the
+    // one shape every engine and OpenSSL share.
+    bool save(Snapshot& s) const {
+        if (squeezing_) return false;
+        if (holding_) {
+            KeccakSponge absorbed(*this);
+            absorbed.stop_holding();
+            absorbed.save(s);
+            absorbed.wipe();
+            return true;
+        }
+        std::memcpy(s.lanes, lanes_, sizeof s.lanes);
+        s.buffered = buffered_;
+        std::memset(s.block, 0, sizeof s.block);
+        std::memcpy(s.block, buffer_, buffered_);
+        return true;
+    }
+    // Requires s.buffered < rate().
+    void load(const Snapshot& s) {
+        wipe();
+        std::memcpy(lanes_, s.lanes, sizeof lanes_);
+        std::memcpy(buffer_, s.block, s.buffered);
+        buffered_ = s.buffered;
+    }
+
 private:
     // The buffered tail and the padding go straight into the state, then the
     // bare permutation: no block-sized copy to clear, absorb and wipe (that

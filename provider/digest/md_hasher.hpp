@@ -99,6 +99,33 @@ public:
     // Clears everything derived from the message; the engine pointer stays.
     void wipe() { secure_zero(&d_, sizeof d_); }
 
+    // The state between updates, as a state can be saved and restored
+    // (EVP_MD_CTX_serialize, OpenSSL 4.0): chaining words, message length in
+    // bytes, and the bytes waiting for a whole block (block[0..buffered),
+    // the rest zero). It holds message-derived secrets: wipe it after use.
+    struct Snapshot {
+        uint32_t state[Traits::kStateWords];
+        uint64_t total;
+        size_t buffered;
+        uint8_t block[kBlockSize];
+    };
+    void save(Snapshot& s) const {
+        std::memcpy(s.state, d_.state, sizeof s.state);
+        s.total = d_.total;
+        s.buffered = d_.buffered;
+        std::memset(s.block, 0, sizeof s.block);
+        std::memcpy(s.block, d_.buffer, d_.buffered);
+    }
+    // Requires s.buffered < kBlockSize. total and buffered are taken as they
+    // are, as OpenSSL keeps its bit count and block position apart too.
+    void load(const Snapshot& s) {
+        wipe();
+        std::memcpy(d_.state, s.state, sizeof d_.state);
+        d_.total = s.total;
+        d_.buffered = s.buffered;
+        std::memcpy(d_.buffer, s.block, s.buffered);
+    }
+
     const Engine* engine() const { return engine_; }
 
 private:

@@ -2,6 +2,7 @@
 #include "digest/digest_dispatch.hpp"
 #include "digest/digests.hpp"
 #include "digest/keccak_sponge.hpp"
+#include "digest/serialized_state.hpp"
 #include "hwaccel/algorithm_facts.hpp"
 
 namespace hwaccel {
@@ -16,10 +17,30 @@ struct KeccakAlgo {
     // As the default provider: no parameters in the AlgorithmIdentifier.
     static constexpr bool kAlgidAbsent = true;
     static Hasher make(const Selection& s) {
-        return Hasher(s.keccak, kRate, kIsXof ? kShakePad : kSha3Pad);
+        return Hasher(s.keccak, kRate, kPad);
     }
     static void finish(Hasher& h, uint8_t* out, size_t len) { h.finish(out, len); }
     static void squeeze(Hasher& h, uint8_t* out, size_t len) { h.squeeze(out, len); }
+
+    // OpenSSL 4.0's EVP_MD_CTX_serialize format; md_size is SHAKE's xoflen.
+    static constexpr bool kSerializable = true;
+    static constexpr size_t kSerializedSize = serialized::kKeccakSize;
+    static constexpr uint64_t kImplId = (kIsXof ? serialized::kShakeId : serialized::kSha3Id) + kOutput * 8;
+    static constexpr uint8_t kPad = kIsXof ? kShakePad : kSha3Pad;
+    static bool save(const Hasher& h, size_t md_size, uint8_t* out) {
+        KeccakSponge::Snapshot s;
+        if (!h.save(s)) return false;
+        serialized::write_keccak(s, kImplId, md_size, kRate, kPad, out);
+        secure_zero(&s, sizeof s);
+        return true;
+    }
+    static const char* load(Hasher& h, size_t md_size, const uint8_t* in, size_t len) {
+        KeccakSponge::Snapshot s;
+        const char* why = serialized::read_keccak(in, len, kImplId, md_size, kRate, kPad, s);
+        if (why == nullptr) h.load(s);
+        secure_zero(&s, sizeof s);
+        return why;
+    }
 };
 
 }  // namespace

@@ -1,0 +1,48 @@
+# A Debian package with CPack (scripts/package.sh runs `cpack -G DEB`):
+# hwaccel.so into the modules directory of the OpenSSL it was built against
+# (HWACCEL_MODULESDIR, the multiarch ossl-modules directory that
+# `openssl version -m` names), hwaccel-engines into /usr/bin, the example
+# config and the docs under /usr/share/doc/hwaccel; it depends on the package
+# that ships the libcrypto it was built against (libssl3 on Debian 12,
+# libssl3t64 on 13), at least the version of those headers.
+
+# Nothing is installed but these, so `cpack` needs only hwaccel and
+# hwaccel-engines built (the tests are not part of "install").
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
+install(FILES ${PROJECT_SOURCE_DIR}/openssl.cnf.example ${PROJECT_SOURCE_DIR}/README.md
+  DESTINATION share/doc/hwaccel)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/hwaccel/docs)
+
+# Which package owns the libcrypto we link (pkg-config's libdir), and the
+# OpenSSL version of the headers we compiled against.
+pkg_get_variable(_hwaccel_libcrypto_dir libcrypto libdir)
+set(_hwaccel_libssl_dep "")
+execute_process(COMMAND dpkg-query -S "${_hwaccel_libcrypto_dir}/libcrypto.so.3"
+  OUTPUT_VARIABLE _owner OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+if(_rc EQUAL 0 AND _owner MATCHES "^([^:, ]+)")
+  set(_hwaccel_libssl_dep "${CMAKE_MATCH_1} (>= ${LIBCRYPTO_VERSION})")
+endif()
+
+execute_process(COMMAND dpkg --print-architecture OUTPUT_VARIABLE _arch
+  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME hwaccel)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+  "OpenSSL 3 provider: SHA-1/SHA-2/SHA-3/SHAKE and SM4 on the CPU's fastest engine")
+set(CPACK_PACKAGE_CONTACT "hwaccel maintainers <hwaccel@localhost>")
+set(CPACK_STRIP_FILES ON)  # as Debian ships binaries
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # hwaccel_<version>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+if(_arch)
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${_arch})
+endif()
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_hwaccel_libssl_dep}")
+# libc6 and libstdc++6 with their versions, where dpkg-dev is installed.
+find_program(_hwaccel_shlibdeps dpkg-shlibdeps)
+if(_hwaccel_shlibdeps)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+endif()
+include(CPack)

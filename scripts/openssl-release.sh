@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Builds one OpenSSL release line from the Debian source package of the suite
+# that carries it, into a cache directory, without touching the system's
+# OpenSSL or apt state, and prints the install prefix. A prefix already built
+# is reused (OpenSSL bakes its install paths into libcrypto, so the prefix
+# never moves).
+#
+#   prefix=$(scripts/openssl-release.sh 3.6)          # ~2 minutes the first time, instant after
+#   prefix=$(scripts/openssl-release.sh 4.0 --pin 4.0.2-1)
+#
+# LINE   suite carrying it     cache directory
+# 3.5    trixie (+ security)   ~/.cache/hwaccel/openssl-3.5
+# 3.6    sid                   ~/.cache/hwaccel/openssl-3.6
+# 4.0    experimental          ~/.cache/hwaccel/openssl-4.0
+#
+# Without --pin the newest version of that line the archive actually serves is
+# built (an index can list a version whose files are already gone from the
+# pool: the next older one is taken), and a cached build of any version of the
+# line is reused. --pin VERSION takes that Debian version (3.6.3-1) or the
+# newest Debian revision of that upstream version (3.6.3), and rebuilds when
+# the cache holds another one.
+#
+# Only the upstream tarball is used (no Debian patches): this is OpenSSL as
+# its upstream releases it. HWACCEL_CACHE overrides the cache root (default
+# ~/.cache/hwaccel).
+set -euo pipefail
+usage() { echo "usage: $0 3.5|3.6|4.0 [--pin VERSION]" >&2; exit 2; }
+line=${1:-}
+shift || usage
+pin=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --pin) pin=${2:?--pin needs a version}; shift 2 ;;
+        *) usage ;;
+    esac
+done
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+case $line in
+    3.5) sources="deb-src [signed-by=$keyring] http://deb.debian.org/debian trixie main
+deb-src [signed-by=$keyring] http://deb.debian.org/debian-security trixie-security main"
+         suite="trixie" ;;
+    3.6) sources="deb-src [signed-by=$keyring] http://deb.debian.org/debian sid main"
+         suite="sid" ;;
+    4.0) sources="deb-src [signed-by=$keyring] http://deb.debian.org/debian experimental main"
+         suite="experimental" ;;
+    *) usage ;;
+esac
+log() { echo "openssl-release $line: $*" >&2; }
+
+cache=${HWACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hwaccel}
+prefix=$cache/openssl-$line
+cached_matches_pin() {  # the cached Debian version satisfies --pin
+    local have
+    have=$(cat "$prefix/.complete")
+    [ -z "$pin" ] || [ "$have" = "$pin" ] || [ "${have%%-*}" = "$pin" ]
+}
+cached() { [ -x "$prefix/bin/openssl" ] && [ -f "$prefix/.complete" ] && cached_matches_pin; }
+if cached; then
+    echo "$prefix"
+    exit 0
+fi
+# One build per line at a time: a second caller waits, then finds it cached.
+mkdir -p "$cache"
+exec 9>"$cache/openssl-$line.lock"
+flock 9
+if cached; then
+    echo "$prefix"
+    exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A private apt configuration that knows only that suite's source index; the
+# system's lists and caches are not touched. Bookworm's debian-archive-keyring
+# signs trixie, sid and experimental alike.
+mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/apt/parts"
+echo "$sources" >"$work/apt/sources.list"
+apt_opts=(-o "Dir::Etc::sourcelist=$work/apt/sources.list" -o "Dir::Etc::sourceparts=$work/apt/parts"
+          -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache"
+          -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+log "fetching $suite's source index"
+apt-get "${apt_opts[@]}" -qq update >&2
+# Newest first; sid's index also lists older lines (3.5 migrates through it).
+line_re="^${line//./\\.}\\."
+versions=$(apt-cache "${apt_opts[@]}" showsrc openssl 2>/dev/null \
+    | awk -v re="$line_re" '/^Version: / && $2 ~ re {print $2}' | sort -rV | uniq)
+if [ -n "$pin" ]; then
+    versions=$(echo "$versions" | awk -v p="$pin" '$0 == p || index($0, p "-") == 1')
+fi
+[ -n "$versions" ] || { log "no OpenSSL $line source${pin:+ matching $pin} in $suite's index"; exit 1; }
+cd "$work"
+got=
+tarball=
+for v in $versions; do
+    log "downloading openssl $v"
+    # apt-get fails when any file of the source package is gone from the pool;
+    # only the upstream tarball matters.
+    rm -f openssl_*
+    apt-get "${apt_opts[@]}" -qq source --download-only "openssl=$v" >&2 2>/dev/null || true
+    for t in openssl_"${v%%-*}".orig.tar.gz openssl_"${v%%-*}".orig.tar.xz; do
+        [ -f "$t" ] && { got=$v; tarball=$t; break 2; }
+    done
+    log "openssl $v is listed but not served"
+done
+[ -n "$got" ] || { log "none of: $(echo $versions) could be downloaded"; exit 1; }
+mkdir src && tar -xf "$tarball" -C src --strip-components=1
+
+log "building $got into $prefix (about 2 minutes on 2 cores)"
+rm -rf "$prefix"
+mkdir -p "$prefix"
+cd src
+# Only what SHA/SHA-3/SHAKE/SM4, TLS and Python's hashlib need; asm, scrypt,
+# comp and deprecated stay (Python's _hashlib/_ssl need their symbols).
+# no-engine is accepted (and ignored) by 4.0, which has no ENGINE API left.
+./Configure --prefix="$prefix" --libdir=lib shared no-tests no-docs \
+    no-legacy no-engine no-quic no-dtls no-cms no-ts no-ct no-ocsp no-cmp \
+    >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log" >&2; exit 1; }
+make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
+make install_sw >"$work/install.log" 2>&1 || { tail -20 "$work/install.log" >&2; exit 1; }
+echo "$got" >"$prefix/.complete"
+log "done: $(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version 2>/dev/null || true)"
+echo "$prefix"
