@@ -80,8 +80,15 @@ class DigestDispatch {
         });
     }
 
+    // Only a message in progress is wiped: final wiped the rest already, and
+    // the other fields are not secret. (Clearing the whole context with
+    // OPENSSL_cleanse was 6% of a 16-byte SHA3-256: EVP 3.0 makes a new
+    // context for every EVP_DigestInit_ex2.)
     static void freectx(void* vctx) noexcept {
-        if (vctx != nullptr) OPENSSL_clear_free(vctx, sizeof(Ctx));
+        auto* ctx = static_cast<Ctx*>(vctx);
+        if (ctx == nullptr) return;
+        if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing) ctx->hasher.wipe();
+        OPENSSL_free(ctx);
     }
 
     static void* dupctx(void* vctx) noexcept {

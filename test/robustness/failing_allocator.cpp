@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <string.h>  // memmem
 
 namespace hwaccel::test {
 
@@ -23,6 +24,7 @@ struct alignas(16) Header {
     int line;
     bool counted;
     long serial;
+    size_t size;
 };
 
 struct State {
@@ -34,9 +36,11 @@ struct State {
     char step_site[256] = "";
     bool step_in_provider = false;
     const char* provider_prefix = nullptr;
+    std::string watched;          // bytes looked for in every freed block
+    std::string watched_found_at;  // "file:line" of a freed block holding them
     long live = 0;
     long serial = 0;
-    Header list{&list, &list, nullptr, 0, false, 0};  // sentinel of the live blocks
+    Header list{&list, &list, nullptr, 0, false, 0, 0};  // sentinel of the live blocks
 };
 State state;
 
@@ -80,6 +84,7 @@ void* failing_malloc(size_t n, const char* file, int line) {
     h->file = file;
     h->line = line;
     h->serial = ++state.serial;
+    h->size = n;
     h->counted = !is_error_queue(file);
     if (h->counted) ++state.live;
     link(h);
@@ -90,6 +95,10 @@ void failing_free(void* p, const char*, int) {
     if (p == nullptr) return;
     Header* h = header_of(p);
     if (h->counted) --state.live;
+    const std::string& w = state.watched;
+    if (!w.empty() && state.watched_found_at.empty() &&
+        memmem(p, h->size, w.data(), w.size()) != nullptr)
+        state.watched_found_at = std::string(h->file ? h->file : "?") + ":" + std::to_string(h->line);
     unlink(h);
     std::free(h);
 }
@@ -108,6 +117,7 @@ void* failing_realloc(void* p, size_t n, const char* file, int line) {
         link(old);
         return nullptr;
     }
+    h->size = n;
     link(h);
     return block_of(h);
 }
@@ -143,6 +153,12 @@ Refusals take_refusals() {
     state.step_in_provider = false;
     return r;
 }
+
+void watch_freed_blocks_for(const std::string& bytes) {
+    state.watched = bytes;
+    state.watched_found_at.clear();
+}
+std::string freed_block_holding_watched() { return state.watched_found_at; }
 
 long live_blocks() { return state.live; }
 

@@ -38,6 +38,12 @@ struct Refusals {
 void set_provider_source(const char* provider_prefix);
 Refusals take_refusals();
 
+// Every block freed from now on is searched for `bytes` (empty: none);
+// the allocation site ("file:line") of the first freed block that held
+// them, or "" if none did since the last watch_freed_blocks_for.
+void watch_freed_blocks_for(const std::string& bytes);
+std::string freed_block_holding_watched();
+
 // Blocks currently allocated through OpenSSL's allocator, except those of
 // the error queue's own buffers (libcrypto keeps them for reuse).
 long live_blocks();
