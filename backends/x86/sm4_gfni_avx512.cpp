@@ -43,6 +43,7 @@ bool sm4_gfni_avx512_available(const CpuFeatures& c) {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "x86/sm4_x86_gfni_kernel.hpp"
+#include "x86/sm4_x86_gfni_zmm_asm.hpp"
 
 namespace hwaccel::x86::sm4x {
 namespace {
@@ -119,14 +120,12 @@ HWACCEL_SM4_INLINE void evex_rounds(V (&y)[Z][4], const GfniKeys& keys) {
 
 struct GfniAvx512Kernel {
     using Keys = GfniKeys;
-    // 6 groups of 8 = 3 zmm groups: 12 of the 32 registers hold state and
-    // GCC spills nothing (objdump), so no state is left on the stack.
-    // Measured (`hwaccel-engine-bench gfni-avx512`, AMD Zen 5): 8 groups
-    // about 1.2x faster from 1 KiB on, 12 groups 1.4x at 16 KiB, but from 7
-    // groups on GCC spills state words (into the red zone, out of reach of
-    // K::wipe), and wiping the stack after each call cost up to 0.55x at
-    // 64 bytes. An assembly kernel with fixed registers could take 8-12.
-    static constexpr int kMaxGroups = 6;
+#ifndef HWACCEL_SM4Z_MAX
+#define HWACCEL_SM4Z_MAX 8
+#define HWACCEL_SM4Z_FROM 7
+#endif
+    static constexpr int kMaxGroups = HWACCEL_SM4Z_MAX;
+    static constexpr int kAsmFromGroups = HWACCEL_SM4Z_FROM;
     static constexpr size_t kStackBurn = 0;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
@@ -134,7 +133,10 @@ struct GfniAvx512Kernel {
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
-        if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
+        static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
+        if constexpr (G >= kAsmFromGroups) {
+            gfni_zmm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
+        } else if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
             __m256i y[G][4];
             for (int g = 0; g < G; ++g)
                 for (int j = 0; j < 4; ++j) y[g][j] = x[g].r[j];
