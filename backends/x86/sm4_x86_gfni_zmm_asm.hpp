@@ -8,10 +8,11 @@
 // Rows array and goes back there (the modes wipe it, K::wipe).
 //
 // Registers: zmm0-2 the matrices F0, F1, F3 (broadcast once), zmm3 the
-// shared XOR of two state words, zmm4-6 temporaries, zmm8 + 4z + j word j of
-// zmm group z (groups 2z and 2z+1 of the Rows array in its low and high
-// 256 bits; an odd batch's last zmm has zeros in its high half). Round key
-// words are broadcast from memory ({1to16}) into the S-box input's XOR.
+// shared XOR of two state words, zmm4-6 temporaries (zmm7 free), zmm8 + 4z
+// + j word j of zmm group z (groups 2z and 2z+1 of the Rows array in its low
+// and high 256 bits; an odd batch's last zmm has zeros in its high half).
+// Round key words are broadcast from memory ({1to16}) into the S-box
+// input's XOR.
 //
 // One round of one zmm group (HWACCEL_SM4Z_ROUND): the S-box input
 // u = p ^ y ^ rk (a move and a VPTERNLOGD; p is shared by two rounds), three
