@@ -3,7 +3,7 @@
 // for the sums, the round key XOR-ed from a broadcast memory operand. The
 // modes (sm4_x86_modes.hpp) hand over batches of groups of 8 blocks; this
 // kernel packs two groups into one zmm (16 blocks) and runs the rounds on up
-// to 4 zmm groups (64 blocks) at once: up to 3 with intrinsics, more in the
+// to 6 zmm groups (96 blocks) at once: up to 3 with intrinsics, more in the
 // inline-assembly kernel of sm4_x86_gfni_zmm_asm.hpp. One block and the
 // serial modes: the GFNI one-block path (sm4_x86_gfni_block.cpp).
 //
@@ -121,18 +121,19 @@ HWACCEL_SM4_INLINE void evex_rounds(V (&y)[Z][4], const GfniKeys& keys) {
 
 struct GfniAvx512Kernel {
     using Keys = GfniKeys;
-    // Batches of up to 8 groups (64 blocks, 4 zmm), from 7 groups in the
+    // Batches of up to 12 groups (96 blocks, 6 zmm), from 7 groups in the
     // assembly kernel: with intrinsics GCC spills state words from 7 groups
     // on (into the red zone, out of reach of K::wipe), while up to 6 it
     // spills nothing and runs as fast as the assembly kernel (objdump; with
     // the kernel from 2 groups on, `hwaccel-engine-bench gfni-avx512` showed
     // no difference at 64 and 256 bytes). Measured on AMD Zen 5 against
-    // 6 groups: 8 groups about 1.4x faster at 1 KiB (one batch instead of
-    // 48 + 16) and 1.2x at 16 KiB. 12 groups (the kernel takes them) were a
-    // further 1.2x faster at 16 KiB, but with 12 batch sizes instantiated
-    // GCC stopped inlining the 8-block batches: CFB decryption of 64 bytes
-    // through EVP got 15% slower (`scripts/bench.py --evp`).
-    static constexpr int kMaxGroups = 8;
+    // 6 groups: 8 groups about 1.5x faster at 1 KiB (one batch instead of
+    // 48 + 16) and 1.2x at 16 KiB, 12 groups a further 1.2x at 16 KiB.
+    // Open: CFB decryption of 64 and 256 bytes through EVP (`scripts/bench.py
+    // --evp`) measured 8-15% slower than with 6 groups, with 8 groups too
+    // (those batches' code is unchanged; `hwaccel-engine-bench` shows no
+    // difference there).
+    static constexpr int kMaxGroups = 12;
     static constexpr int kAsmFromGroups = 7;
     static constexpr size_t kStackBurn = 0;
 
