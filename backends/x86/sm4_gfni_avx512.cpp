@@ -3,8 +3,9 @@
 // for the sums, the round key XOR-ed from a broadcast memory operand. The
 // modes (sm4_x86_modes.hpp) hand over batches of groups of 8 blocks; this
 // kernel packs two groups into one zmm (16 blocks) and runs the rounds on up
-// to 3 zmm groups (48 blocks) at once. One block and the serial modes: the
-// GFNI one-block path (sm4_x86_gfni_block.cpp).
+// to 6 zmm groups (96 blocks) at once: up to 3 with intrinsics, more in the
+// inline-assembly kernel of sm4_x86_gfni_zmm_asm.hpp. One block and the
+// serial modes: the GFNI one-block path (sm4_x86_gfni_block.cpp).
 //
 // No per-file compile flags: the kernel and the modes are compiled for
 // GFNI/AVX-512 through #pragma GCC target below; available() and every
@@ -43,6 +44,7 @@ bool sm4_gfni_avx512_available(const CpuFeatures& c) {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "x86/sm4_x86_gfni_kernel.hpp"
+#include "x86/sm4_x86_gfni_zmm_asm.hpp"
 
 namespace hwaccel::x86::sm4x {
 namespace {
@@ -119,14 +121,20 @@ HWACCEL_SM4_INLINE void evex_rounds(V (&y)[Z][4], const GfniKeys& keys) {
 
 struct GfniAvx512Kernel {
     using Keys = GfniKeys;
-    // 6 groups of 8 = 3 zmm groups: 12 of the 32 registers hold state and
-    // GCC spills nothing (objdump), so no state is left on the stack.
-    // Measured (`hwaccel-engine-bench gfni-avx512`, AMD Zen 5): 8 groups
-    // about 1.2x faster from 1 KiB on, 12 groups 1.4x at 16 KiB, but from 7
-    // groups on GCC spills state words (into the red zone, out of reach of
-    // K::wipe), and wiping the stack after each call cost up to 0.55x at
-    // 64 bytes. An assembly kernel with fixed registers could take 8-12.
-    static constexpr int kMaxGroups = 6;
+    // Batches of up to 12 groups (96 blocks, 6 zmm), from 7 groups in the
+    // assembly kernel: with intrinsics GCC spills state words from 7 groups
+    // on (into the red zone, out of reach of K::wipe), while up to 6 it
+    // spills nothing and runs as fast as the assembly kernel (objdump; with
+    // the kernel from 2 groups on, `hwaccel-engine-bench gfni-avx512` showed
+    // no difference at 64 and 256 bytes). Measured on AMD Zen 5 against
+    // 6 groups: 8 groups about 1.5x faster at 1 KiB (one batch instead of
+    // 48 + 16) and 1.2x at 16 KiB, 12 groups a further 1.2x at 16 KiB.
+    // Open: CFB decryption of 64 and 256 bytes through EVP (`scripts/bench.py
+    // --evp`) measured 8-15% slower than with 6 groups, with 8 groups too
+    // (those batches' code is unchanged; `hwaccel-engine-bench` shows no
+    // difference there).
+    static constexpr int kMaxGroups = 12;
+    static constexpr int kAsmFromGroups = 7;
     static constexpr size_t kStackBurn = 0;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
@@ -134,7 +142,10 @@ struct GfniAvx512Kernel {
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
-        if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
+        static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
+        if constexpr (G >= kAsmFromGroups) {
+            gfni_zmm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
+        } else if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
             __m256i y[G][4];
             for (int g = 0; g < G; ++g)
                 for (int j = 0; j < 4; ++j) y[g][j] = x[g].r[j];

@@ -7,7 +7,7 @@
 
 namespace hwaccel::x86 {
 
-// sm4_gfni_avx512.cpp: GFNI + AVX-512 F/VL/BW, 48 blocks in 3 zmm groups.
+// sm4_gfni_avx512.cpp: GFNI + AVX-512 F/VL/BW, up to 96 blocks in 6 zmm groups.
 extern const Sm4Engine sm4_gfni_avx512;
 // sm4_gfni_avx2.cpp: GFNI + AVX2, VEX encodings only.
 extern const Sm4Engine sm4_gfni_avx2;

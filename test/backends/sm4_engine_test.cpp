@@ -479,11 +479,12 @@ TEST_CASE("SM4 engines agree with the generic engine and the reference", "[sm4]"
             Lcg rng(2);
             // Every short count (the one-block and 8-block kernels), the
             // edges of the 128-block batches and of the switch at 64 blocks,
-            // of the x86 batches (32 and 48 blocks, zmm pairs of groups at
-            // 16), batches followed by short tails, then random counts.
+            // of the x86 batches (32, 48 and 96 blocks, zmm pairs of groups
+            // at 16, gfni-avx512's assembly batches of 7-12 groups from 49
+            // on), batches followed by short tails, then random counts.
             std::vector<size_t> counts;
             for (size_t n = 0; n <= 20; ++n) counts.push_back(n);
-            for (size_t n : {23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 95, 96, 97, 127, 128, 129, 140, 190,
+            for (size_t n : {23, 24, 25, 31, 32, 33, 47, 48, 49, 55, 56, 57, 63, 64, 65, 72, 73, 88, 89, 95, 96, 97, 127, 128, 129, 140, 190,
                              191, 192, 193, 255, 256, 257, 300})
                 counts.push_back(n);
             for (int i = 0; i < 12; ++i) counts.push_back(rng.below(301));

@@ -154,16 +154,19 @@ constexpr int kExtraSecrets = 4;      // random secrets beyond x and ~x, where t
 constexpr int kMaxRuns = 2 + kExtraSecrets;
 constexpr int kChildCannotTrace = 3;  // a child's exit code: PTRACE_TRACEME refused
 constexpr size_t kMaxSteps = 1000000; // per call; the longest takes ~100000
-constexpr size_t kMaxBlocks = 70;
+constexpr size_t kMaxBlocks = 100;
 
 // Block counts, at each engine's internal boundaries: a longer call only
 // repeats the same instructions on more blocks, and a step costs ~20 us here.
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
 // x86 engines: one block (the serial path), register-resident groups of 8 (2,
 // 3, 8, 9, 17), the 32-block batch kernel (31, 32), batches plus a tail (33,
-// 70; for gfni-avx512, whose batches are 48 blocks in 3 zmm, 9 and 17 are
-// zmm pairs with a half-empty one, 70 a batch plus a tail).
+// 70; for gfni-avx512, whose batches are 96 blocks in 6 zmm, 9 and 17 are
+// zmm pairs with a half-empty one, 70 its assembly kernel on 9 groups).
 const std::vector<size_t> kX86Counts = {1, 2, 3, 8, 9, 17, 31, 32, 33, 70};
+// gfni-avx512 only: its assembly kernel on 7 groups (55: a half-empty zmm,
+// a partial group) and a full 12-group batch plus a tail (100).
+const std::vector<size_t> kGfniAvx512Counts = {55, 100};
 // The portable engine: one block, byte-sliced chunks of 8 (2; 9 = a chunk plus
 // a one-block tail). Its bitsliced kernel (from 64 blocks, ~100000 steps a
 // call) is traced once, through ecb: every mode reaches it through the same
@@ -188,7 +191,7 @@ const std::vector<size_t> kSerialCounts = {2};
 const std::vector<size_t> kX86Counts = {2};
 const std::vector<size_t> kPortableCounts = {2};
 constexpr size_t kPortableBitsliced = 0;
-const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCounts;
+const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCounts, kGfniAvx512Counts;
 #endif
 
 // --- what is traced -------------------------------------------------------------
@@ -855,8 +858,11 @@ std::vector<Job> jobs_for(const hwaccel::Sm4Engine& e) {
         if (!takes_count(f)) add(f, 1, true);
         else if (is_serial(f))
             for (size_t n : kSerialCounts) add(f, n, contains(kSerialExtraCounts, n));
-        else
+        else {
             for (size_t n : counts) add(f, n, contains(extra, n) && (!is_portable || f == Fn::ecb_enc));
+            if (std::strcmp(e.name, "gfni-avx512") == 0)
+                for (size_t n : kGfniAvx512Counts) add(f, n, false);
+        }
         if (is_portable && f == Fn::ecb_enc && kPortableBitsliced) add(f, kPortableBitsliced, false);
     }
     // The provider's mode code over the bare engines, which takes every
