@@ -115,4 +115,27 @@ struct Sm4Engine {
     void (*ofb)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
 };
 
+// GHASH, GCM's universal hash (NIST SP 800-38D, 6.4): the hash key H and the
+// running value Y are 16-byte blocks in GCM's own byte order (bit 0 of the
+// field element is the top bit of byte 0), exactly as they appear on the wire,
+// so every engine and the provider agree on one layout. An engine precomputes
+// what it needs from H (powers of H, reflected or byte-swapped forms) into
+// engine_data; like Sm4Key it is a plain value (deep copy by assignment) with
+// no over-alignment. H is key material: the provider wipes GhashKey.
+struct GhashKey {
+    uint8_t h[16];
+    static constexpr size_t kEngineDataSize = 1024;
+    uint8_t engine_data[kEngineDataSize];
+};
+
+struct GhashEngine {
+    const char* name;
+    bool (*available)(const CpuFeatures&);
+    void (*set_key)(GhashKey* key, const uint8_t h[16]);
+    // For each of nblocks (>= 0) whole 16-byte blocks X_i: Y = (Y ^ X_i) * H
+    // in GF(2^128). Partial blocks are the provider's business (it pads
+    // with zeros, as GCM does). Constant-time in Y, H and the data.
+    void (*update)(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks);
+};
+
 }  // namespace hwaccel
