@@ -7,44 +7,45 @@
 //
 // Why this shape (measured on AMD EPYC family 1Ah, Zen 5, where vector logic
 // ops and rotates have 2 cycles of latency, vpternlogq and vpxorq issue 4 a
-// cycle, vprolq 2, and a register move takes an issue slot like an op):
-//   * A round is 100 ops and 10 moves, each one instruction:
-//       theta  15 (column parities: vpxorq, vpternlogq 0x96, vpxorq; the
-//              first op is non-destructive so no copy is needed),
-//              5 vprolq + 5 vpxorq (D[x] = C[x-1] ^ rol(C[x+1], 1)), 25 vpxorq;
+// cycle, vprolq 2, and register moves are eliminated at rename: they cost
+// neither an issue slot nor latency, measured):
+//   * A round is 100 ops, 10 moves within it and 25 after it:
+//       theta  15 for the column parities (vpxorq, vpternlogq 0x96, vpxorq;
+//              the first op is non-destructive so no copy is needed),
+//              5 vprolq + 5 vpxorq for D[x] = C[x-1] ^ rol(C[x+1], 1),
+//              15 vpxorq (lane ^= D) and 10 vpternlogq (see below);
 //       rho    24 vprolq, in place;
 //       chi    25 vpternlogq (b0 ^ (~b1 & b2), immediate 0xd2), in place, with
 //              2 moves a row (b0 and b1 are read after being overwritten);
-//       iota   1 vpxorq with the round constant broadcast from memory.
-//     Forming D and XORing it in beat one vpternlogq per lane with the parity
-//     and the rotated parity (2-input ops issue better than 3-input ones);
-//     computing the parities without a move beat move + 2 vpternlogq (4%).
-//     The scalar x86-bmi2 engine needs 130 integer ops a round.
-//   * pi costs nothing: chi writes each output lane over one of its inputs,
-//     so pi only renames registers. The map of lane to register therefore
-//     changes every round and repeats after 24 (pi is one 24-cycle on lanes
-//     1..24). Unrolling all 24 rounds (18 KB) was fastest with the code hot
-//     but lost at 16 bytes, where the benchmark alternates with OpenSSL's
-//     code (the code is then fetched cold: 672 against 399 ticks a block,
-//     measured after evicting the caches). 4 rounds per iteration plus 28
-//     moves that put the lanes back (4.2 KB) keep the hot speed and win at
-//     every size, also when OpenSSL's and libgcrypt's code run in between
-//     (6 rounds, 5.6 KB: same alone, 3-7% slower at 16-256 B then; 3
-//     rounds: 2% slower at 256 B; 12: slower at 256 B).
-//   * Within a round, each output row's theta XORs, rotates and chi follow
-//     one another, rather than all theta then all rho: 9% faster, since the
-//     scheduler then finds rows ready early (the round is latency-heavy).
+//       iota   1 vpxorq with the round constant broadcast from memory;
+//       pi     25 moves: chi writes each output lane over one of its
+//              inputs, and one cycle of moves puts the lanes back.
+//   * The round is bound by its theta step, not by issue: every parity needs
+//     every row of the previous chi, and little else can run while C and D
+//     are formed (about 30 cycles a round against 25 of issue). So the lanes
+//     of chi's first two output rows take C[x-1] ^ rol(C[x+1], 1) in one
+//     vpternlogq as soon as the rotated parity exists, instead of waiting
+//     for D (4% faster; for the third row too: slower, those ops then crowd
+//     out the D chain). The other rows use D, which needs one register a
+//     column rather than two.
+//   * Order matters to the scheduler (oldest first): the parities are formed
+//     column-interleaved (1%), and each row's rotates come before the next
+//     row's theta XORs, which come before the row's chi (2%; theta XORs of
+//     the next row ahead of the rotates: 5% slower).
+//   * One round per loop iteration: with moves free, unrolling (4 rounds
+//     with the lane map renamed from round to round, as before; 2, 3, 6)
+//     is no faster hot, and the 1-round loop is 0.9 KB, so it stays fast
+//     when the code is fetched cold between small calls.
 //   * The block XOR folds the load (64-bit broadcast operand), one op a lane.
 //   * Squeezing (SHAKE output past the first block) runs the same loop and
 //     writes each block's lanes straight from the registers.
 //   * On return the vector registers are cleared: they held the state.
 //   * Tried and rejected: the same ops from intrinsics (GCC spills and adds
-//     copies: 10% slower than x86-bmi2); a fixed lane map with pi as a walk
-//     along its cycle (one spare register, one round per loop: 15% slower
-//     than x86-bmi2, rows wait for the walk); one vpternlogq per lane for
-//     theta instead of D (see above).
-// The round macro's text and the lane maps were generated with a small
-// bookkeeping script (not part of the build). Measure with
+//     copies: 10% slower than x86-bmi2); parities as a move and two
+//     vpternlogq (fewer ops, yet 2-4% slower); one vpternlogq per lane for
+//     theta everywhere (needs two registers a column: there are not enough).
+// The round's text was generated with a small bookkeeping script (not part
+// of the build) and checked against a plain C Keccak-f[1600]. Measure with
 // `build/tools/hwaccel-engine-bench sha3` (engine level) and
 // `scripts/bench.py --evp --alg sha3-256` (through the provider).
 
@@ -68,130 +69,9 @@ extern "C" __attribute__((visibility("hidden"))) void hwaccel_keccak_x86_avx512_
     uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate, uint8_t* out);
 
 // Registers: rdi state, rsi data, rdx blocks left, rcx rate, r8 output, rax
-// the round constants of the current iteration, r10 their end.
+// the current round's constant, r10 the end of the constants.
 asm(R"ASM(
 .intel_syntax noprefix
-
-// One round, rc its index within the iteration (rax points at the
-// iteration's first round constant). Lane p of the state is in xmm m<p> at
-// its start; each output lane is written over one of its chi inputs, so the
-// next round's map is m'[p] = m[pi^-1(p)] (see the invocations below).
-.macro HWK_ROUND rc, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17, m18, m19, m20, m21, m22, m23, m24
-  // theta: column parities C[x] in xmm25..xmm29
-  vpxorq xmm25, xmm\m0, xmm\m5
-  vpternlogq xmm25, xmm\m10, xmm\m15, 0x96
-  vpxorq xmm25, xmm25, xmm\m20
-  vpxorq xmm26, xmm\m1, xmm\m6
-  vpternlogq xmm26, xmm\m11, xmm\m16, 0x96
-  vpxorq xmm26, xmm26, xmm\m21
-  vpxorq xmm27, xmm\m2, xmm\m7
-  vpternlogq xmm27, xmm\m12, xmm\m17, 0x96
-  vpxorq xmm27, xmm27, xmm\m22
-  vpxorq xmm28, xmm\m3, xmm\m8
-  vpternlogq xmm28, xmm\m13, xmm\m18, 0x96
-  vpxorq xmm28, xmm28, xmm\m23
-  vpxorq xmm29, xmm\m4, xmm\m9
-  vpternlogq xmm29, xmm\m14, xmm\m19, 0x96
-  vpxorq xmm29, xmm29, xmm\m24
-  // theta: D[x] = C[x-1] ^ rol(C[x+1], 1), each into the register of a parity
-  // whose last use it is: D0 xmm31, D1 xmm25, D2 xmm26, D3 xmm27, D4 xmm28
-  vprolq xmm30, xmm26, 1
-  vpxorq xmm31, xmm29, xmm30
-  vprolq xmm30, xmm28, 1
-  vpxorq xmm26, xmm26, xmm30
-  vprolq xmm30, xmm25, 1
-  vpxorq xmm28, xmm28, xmm30
-  vprolq xmm30, xmm27, 1
-  vpxorq xmm25, xmm25, xmm30
-  vprolq xmm30, xmm29, 1
-  vpxorq xmm27, xmm27, xmm30
-  // then, output row by row: theta's XOR, rho in place, chi in place
-  vpxorq xmm\m0, xmm\m0, xmm31
-  vpxorq xmm\m6, xmm\m6, xmm25
-  vpxorq xmm\m12, xmm\m12, xmm26
-  vpxorq xmm\m18, xmm\m18, xmm27
-  vpxorq xmm\m24, xmm\m24, xmm28
-  vprolq xmm\m6, xmm\m6, 44
-  vprolq xmm\m12, xmm\m12, 43
-  vprolq xmm\m18, xmm\m18, 21
-  vprolq xmm\m24, xmm\m24, 14
-  vmovdqa64 xmm29, xmm\m0
-  vmovdqa64 xmm30, xmm\m6
-  vpternlogq xmm\m0, xmm\m6, xmm\m12, 0xd2
-  vpxorq xmm\m0, xmm\m0, qword ptr [rax + 8 * \rc]{1to2}
-  vpternlogq xmm\m6, xmm\m12, xmm\m18, 0xd2
-  vpternlogq xmm\m12, xmm\m18, xmm\m24, 0xd2
-  vpternlogq xmm\m18, xmm\m24, xmm29, 0xd2
-  vpternlogq xmm\m24, xmm29, xmm30, 0xd2
-  vpxorq xmm\m3, xmm\m3, xmm27
-  vpxorq xmm\m9, xmm\m9, xmm28
-  vpxorq xmm\m10, xmm\m10, xmm31
-  vpxorq xmm\m16, xmm\m16, xmm25
-  vpxorq xmm\m22, xmm\m22, xmm26
-  vprolq xmm\m3, xmm\m3, 28
-  vprolq xmm\m9, xmm\m9, 20
-  vprolq xmm\m10, xmm\m10, 3
-  vprolq xmm\m16, xmm\m16, 45
-  vprolq xmm\m22, xmm\m22, 61
-  vmovdqa64 xmm29, xmm\m3
-  vmovdqa64 xmm30, xmm\m9
-  vpternlogq xmm\m3, xmm\m9, xmm\m10, 0xd2
-  vpternlogq xmm\m9, xmm\m10, xmm\m16, 0xd2
-  vpternlogq xmm\m10, xmm\m16, xmm\m22, 0xd2
-  vpternlogq xmm\m16, xmm\m22, xmm29, 0xd2
-  vpternlogq xmm\m22, xmm29, xmm30, 0xd2
-  vpxorq xmm\m1, xmm\m1, xmm25
-  vpxorq xmm\m7, xmm\m7, xmm26
-  vpxorq xmm\m13, xmm\m13, xmm27
-  vpxorq xmm\m19, xmm\m19, xmm28
-  vpxorq xmm\m20, xmm\m20, xmm31
-  vprolq xmm\m1, xmm\m1, 1
-  vprolq xmm\m7, xmm\m7, 6
-  vprolq xmm\m13, xmm\m13, 25
-  vprolq xmm\m19, xmm\m19, 8
-  vprolq xmm\m20, xmm\m20, 18
-  vmovdqa64 xmm29, xmm\m1
-  vmovdqa64 xmm30, xmm\m7
-  vpternlogq xmm\m1, xmm\m7, xmm\m13, 0xd2
-  vpternlogq xmm\m7, xmm\m13, xmm\m19, 0xd2
-  vpternlogq xmm\m13, xmm\m19, xmm\m20, 0xd2
-  vpternlogq xmm\m19, xmm\m20, xmm29, 0xd2
-  vpternlogq xmm\m20, xmm29, xmm30, 0xd2
-  vpxorq xmm\m4, xmm\m4, xmm28
-  vpxorq xmm\m5, xmm\m5, xmm31
-  vpxorq xmm\m11, xmm\m11, xmm25
-  vpxorq xmm\m17, xmm\m17, xmm26
-  vpxorq xmm\m23, xmm\m23, xmm27
-  vprolq xmm\m4, xmm\m4, 27
-  vprolq xmm\m5, xmm\m5, 36
-  vprolq xmm\m11, xmm\m11, 10
-  vprolq xmm\m17, xmm\m17, 15
-  vprolq xmm\m23, xmm\m23, 56
-  vmovdqa64 xmm29, xmm\m4
-  vmovdqa64 xmm30, xmm\m5
-  vpternlogq xmm\m4, xmm\m5, xmm\m11, 0xd2
-  vpternlogq xmm\m5, xmm\m11, xmm\m17, 0xd2
-  vpternlogq xmm\m11, xmm\m17, xmm\m23, 0xd2
-  vpternlogq xmm\m17, xmm\m23, xmm29, 0xd2
-  vpternlogq xmm\m23, xmm29, xmm30, 0xd2
-  vpxorq xmm\m2, xmm\m2, xmm26
-  vpxorq xmm\m8, xmm\m8, xmm27
-  vpxorq xmm\m14, xmm\m14, xmm28
-  vpxorq xmm\m15, xmm\m15, xmm31
-  vpxorq xmm\m21, xmm\m21, xmm25
-  vprolq xmm\m2, xmm\m2, 62
-  vprolq xmm\m8, xmm\m8, 55
-  vprolq xmm\m14, xmm\m14, 39
-  vprolq xmm\m15, xmm\m15, 41
-  vprolq xmm\m21, xmm\m21, 2
-  vmovdqa64 xmm29, xmm\m2
-  vmovdqa64 xmm30, xmm\m8
-  vpternlogq xmm\m2, xmm\m8, xmm\m14, 0xd2
-  vpternlogq xmm\m8, xmm\m14, xmm\m15, 0xd2
-  vpternlogq xmm\m14, xmm\m15, xmm\m21, 0xd2
-  vpternlogq xmm\m15, xmm\m21, xmm29, 0xd2
-  vpternlogq xmm\m21, xmm29, xmm30, 0xd2
-.endm
 
 .pushsection .text
 .p2align 6
@@ -300,41 +180,155 @@ hwaccel_keccak_x86_avx512_sponge:
   lea r10, [rax + 192]
 .p2align 6
 .Lhwk5_rounds:
-  // Four rounds, then the lanes go back to xmm0..xmm24 (one cycle of moves
-  // per cycle of the map, xmm30 as the spare).
-  HWK_ROUND 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24
-  HWK_ROUND 1, 0, 6, 12, 18, 24, 3, 9, 10, 16, 22, 1, 7, 13, 19, 20, 4, 5, 11, 17, 23, 2, 8, 14, 15, 21
-  HWK_ROUND 2, 0, 9, 13, 17, 21, 18, 22, 1, 5, 14, 6, 10, 19, 23, 2, 24, 3, 7, 11, 15, 12, 16, 20, 4, 8
-  HWK_ROUND 3, 0, 22, 19, 11, 8, 17, 14, 6, 3, 20, 9, 1, 23, 15, 12, 21, 18, 10, 7, 4, 13, 5, 2, 24, 16
-  vmovdqa64 xmm30, xmm1
-  vmovdqa64 xmm1, xmm14
-  vmovdqa64 xmm14, xmm13
-  vmovdqa64 xmm13, xmm4
-  vmovdqa64 xmm4, xmm16
-  vmovdqa64 xmm16, xmm17
-  vmovdqa64 xmm17, xmm30
-  vmovdqa64 xmm30, xmm2
-  vmovdqa64 xmm2, xmm23
-  vmovdqa64 xmm23, xmm21
-  vmovdqa64 xmm21, xmm3
-  vmovdqa64 xmm3, xmm7
-  vmovdqa64 xmm7, xmm9
-  vmovdqa64 xmm9, xmm30
+  // theta: column parities C[x] = A[x,0] ^ .. ^ A[x,4] in xmm25..xmm29, the
+  // five columns side by side (the first op is non-destructive: no copy)
+  vpxorq xmm25, xmm0, xmm5
+  vpxorq xmm26, xmm1, xmm6
+  vpxorq xmm27, xmm2, xmm7
+  vpxorq xmm28, xmm3, xmm8
+  vpxorq xmm29, xmm4, xmm9
+  vpternlogq xmm25, xmm10, xmm15, 0x96
+  vpternlogq xmm26, xmm11, xmm16, 0x96
+  vpternlogq xmm27, xmm12, xmm17, 0x96
+  vpternlogq xmm28, xmm13, xmm18, 0x96
+  vpternlogq xmm29, xmm14, xmm19, 0x96
+  vpxorq xmm25, xmm25, xmm20
+  vpxorq xmm26, xmm26, xmm21
+  vpxorq xmm27, xmm27, xmm22
+  vpxorq xmm28, xmm28, xmm23
+  vpxorq xmm29, xmm29, xmm24
+  // theta: D[x] = C[x-1] ^ rol(C[x+1], 1), each into the register of a parity
+  // whose last use it is: D0 xmm31, D1 xmm25, D2 xmm26, D3 xmm27, D4 xmm28.
+  // The lanes of chi's first two output rows take C[x-1] ^ rol(C[x+1], 1)
+  // directly (one vpternlogq, as soon as the rotated parity exists), so
+  // those rows need not wait for D.
+  vprolq xmm30, xmm26, 1
+  vpternlogq xmm0, xmm29, xmm30, 0x96
+  vpternlogq xmm10, xmm29, xmm30, 0x96
+  vpxorq xmm31, xmm29, xmm30
+  vprolq xmm30, xmm28, 1
+  vpternlogq xmm12, xmm26, xmm30, 0x96
+  vpternlogq xmm22, xmm26, xmm30, 0x96
+  vpxorq xmm26, xmm26, xmm30
+  vprolq xmm30, xmm25, 1
+  vpternlogq xmm9, xmm28, xmm30, 0x96
+  vpternlogq xmm24, xmm28, xmm30, 0x96
+  vpxorq xmm28, xmm28, xmm30
+  vprolq xmm30, xmm27, 1
+  vpternlogq xmm6, xmm25, xmm30, 0x96
+  vpternlogq xmm16, xmm25, xmm30, 0x96
+  vpxorq xmm25, xmm25, xmm30
+  vprolq xmm30, xmm29, 1
+  vpternlogq xmm3, xmm27, xmm30, 0x96
+  vpternlogq xmm18, xmm27, xmm30, 0x96
+  vpxorq xmm27, xmm27, xmm30
+  // Then output row by row (lane y of the row comes from the lane that pi
+  // moves there): rho in place, chi in place (two copies a row: b0 and b1
+  // are read after being overwritten), with the next row's theta XORs
+  // issued between the rotates and chi. Row 0 carries iota.
+  vprolq xmm6, xmm6, 44
+  vprolq xmm12, xmm12, 43
+  vprolq xmm18, xmm18, 21
+  vprolq xmm24, xmm24, 14
+  vmovdqa64 xmm29, xmm0
+  // pi: chi wrote each output lane over one of its inputs; one cycle of
+  // moves puts every lane back in its own register (xmm30 as the spare).
+  vmovdqa64 xmm30, xmm6
+  vpternlogq xmm0, xmm6, xmm12, 0xd2
+  vpxorq xmm0, xmm0, qword ptr [rax]{1to2}
+  vpternlogq xmm6, xmm12, xmm18, 0xd2
+  vpternlogq xmm12, xmm18, xmm24, 0xd2
+  vpternlogq xmm18, xmm24, xmm29, 0xd2
+  vpternlogq xmm24, xmm29, xmm30, 0xd2
+  vprolq xmm3, xmm3, 28
+  vprolq xmm9, xmm9, 20
+  vprolq xmm10, xmm10, 3
+  vprolq xmm16, xmm16, 45
+  vprolq xmm22, xmm22, 61
+  vpxorq xmm1, xmm1, xmm25
+  vpxorq xmm7, xmm7, xmm26
+  vpxorq xmm13, xmm13, xmm27
+  vpxorq xmm19, xmm19, xmm28
+  vpxorq xmm20, xmm20, xmm31
+  vmovdqa64 xmm29, xmm3
+  vmovdqa64 xmm30, xmm9
+  vpternlogq xmm3, xmm9, xmm10, 0xd2
+  vpternlogq xmm9, xmm10, xmm16, 0xd2
+  vpternlogq xmm10, xmm16, xmm22, 0xd2
+  vpternlogq xmm16, xmm22, xmm29, 0xd2
+  vpternlogq xmm22, xmm29, xmm30, 0xd2
+  vprolq xmm1, xmm1, 1
+  vprolq xmm7, xmm7, 6
+  vprolq xmm13, xmm13, 25
+  vprolq xmm19, xmm19, 8
+  vprolq xmm20, xmm20, 18
+  vpxorq xmm4, xmm4, xmm28
+  vpxorq xmm5, xmm5, xmm31
+  vpxorq xmm11, xmm11, xmm25
+  vpxorq xmm17, xmm17, xmm26
+  vpxorq xmm23, xmm23, xmm27
+  vmovdqa64 xmm29, xmm1
+  vmovdqa64 xmm30, xmm7
+  vpternlogq xmm1, xmm7, xmm13, 0xd2
+  vpternlogq xmm7, xmm13, xmm19, 0xd2
+  vpternlogq xmm13, xmm19, xmm20, 0xd2
+  vpternlogq xmm19, xmm20, xmm29, 0xd2
+  vpternlogq xmm20, xmm29, xmm30, 0xd2
+  vprolq xmm4, xmm4, 27
+  vprolq xmm5, xmm5, 36
+  vprolq xmm11, xmm11, 10
+  vprolq xmm17, xmm17, 15
+  vprolq xmm23, xmm23, 56
+  vpxorq xmm2, xmm2, xmm26
+  vpxorq xmm8, xmm8, xmm27
+  vpxorq xmm14, xmm14, xmm28
+  vpxorq xmm15, xmm15, xmm31
+  vpxorq xmm21, xmm21, xmm25
+  vmovdqa64 xmm29, xmm4
   vmovdqa64 xmm30, xmm5
-  vmovdqa64 xmm5, xmm11
-  vmovdqa64 xmm11, xmm6
-  vmovdqa64 xmm6, xmm20
-  vmovdqa64 xmm20, xmm19
-  vmovdqa64 xmm19, xmm24
-  vmovdqa64 xmm24, xmm30
+  vpternlogq xmm4, xmm5, xmm11, 0xd2
+  vpternlogq xmm5, xmm11, xmm17, 0xd2
+  vpternlogq xmm11, xmm17, xmm23, 0xd2
+  vpternlogq xmm17, xmm23, xmm29, 0xd2
+  vpternlogq xmm23, xmm29, xmm30, 0xd2
+  vprolq xmm2, xmm2, 62
+  vprolq xmm8, xmm8, 55
+  vprolq xmm14, xmm14, 39
+  vprolq xmm15, xmm15, 41
+  vprolq xmm21, xmm21, 2
+  vmovdqa64 xmm29, xmm2
   vmovdqa64 xmm30, xmm8
-  vmovdqa64 xmm8, xmm18
-  vmovdqa64 xmm18, xmm10
-  vmovdqa64 xmm10, xmm22
-  vmovdqa64 xmm22, xmm12
-  vmovdqa64 xmm12, xmm15
-  vmovdqa64 xmm15, xmm30
-  add rax, 32
+  vpternlogq xmm2, xmm8, xmm14, 0xd2
+  vpternlogq xmm8, xmm14, xmm15, 0xd2
+  vpternlogq xmm14, xmm15, xmm21, 0xd2
+  vpternlogq xmm15, xmm21, xmm29, 0xd2
+  vpternlogq xmm21, xmm29, xmm30, 0xd2
+  vmovdqa64 xmm30, xmm6
+  vmovdqa64 xmm6, xmm9
+  vmovdqa64 xmm9, xmm22
+  vmovdqa64 xmm22, xmm14
+  vmovdqa64 xmm14, xmm20
+  vmovdqa64 xmm20, xmm2
+  vmovdqa64 xmm2, xmm12
+  vmovdqa64 xmm12, xmm13
+  vmovdqa64 xmm13, xmm19
+  vmovdqa64 xmm19, xmm23
+  vmovdqa64 xmm23, xmm15
+  vmovdqa64 xmm15, xmm4
+  vmovdqa64 xmm4, xmm24
+  vmovdqa64 xmm24, xmm21
+  vmovdqa64 xmm21, xmm8
+  vmovdqa64 xmm8, xmm16
+  vmovdqa64 xmm16, xmm5
+  vmovdqa64 xmm5, xmm3
+  vmovdqa64 xmm3, xmm18
+  vmovdqa64 xmm18, xmm17
+  vmovdqa64 xmm17, xmm11
+  vmovdqa64 xmm11, xmm7
+  vmovdqa64 xmm7, xmm10
+  vmovdqa64 xmm10, xmm1
+  vmovdqa64 xmm1, xmm30
+  add rax, 8
   cmp rax, r10
   jne .Lhwk5_rounds
   // Squeezing: the block's rate/8 lanes to out.
@@ -472,7 +466,6 @@ hwaccel_keccak_x86_avx512_sponge:
   .quad 0x0000000080000001, 0x8000000080008008
 .popsection
 
-.purgem HWK_ROUND
 .att_syntax prefix
 )ASM");
 
