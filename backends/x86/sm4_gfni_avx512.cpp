@@ -119,6 +119,51 @@ HWACCEL_SM4_INLINE void evex_rounds(V (&y)[Z][4], const GfniKeys& keys) {
     }
 }
 
+// T(u) ^ s: three affine-inverse maps, three rotations, two ternary XORs.
+template <class V>
+HWACCEL_SM4_INLINE V evex_t_xor(V s, V u, const EvexConsts& c) {
+    const V v0 = affine_inv<gfni::kF0c>(u, c.f0);
+    const V v1 = affine_inv<gfni::kF1c>(u, c.f1);
+    const V v3 = affine_inv<gfni::kF3c>(u, c.f3);
+    return xor3(xor3(s, v0, rol<gfni::kLaneRol24>(v3)), rol<gfni::kLaneRol8>(v1), rol<gfni::kLaneRol16>(v1));
+}
+// One round of evex_rounds_one_group: x ^= T(u), u becomes the next round's
+// input (b, c: the words it shares with this round, k its key).
+template <class V>
+HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, uint32_t next_key, const EvexConsts& m) {
+    V k;
+    set1(k, next_key);
+    const V q = xor3(b, c, k);
+    u = evex_t_xor(vxor(q, x), u, m);
+    x = vxor(u, q);
+}
+// 32 rounds on one group (ymm: up to 8 blocks, zmm: up to 16), where
+// nothing overlaps the rounds' chain and its length is the time. Round r
+// sets w[r%4] ^= T(u) with u = the other three words ^ rk[r]; the next
+// round's input is then u' = (q ^ w[r%4]) ^ T(u), q = the two words it shares
+// with this round ^ rk[r+1], all known before T(u) is: two ternary XORs
+// after the rotations, against three on evex_rounds's path (T(u) into the
+// word, then the word into u'). The new word follows off the chain as
+// u' ^ q. One op more a round; about 13% shorter chain (Zen 5: GFNI 7
+// cycles, rotate and ternary XOR 2 each).
+template <class V>
+HWACCEL_SM4_INLINE void evex_rounds_one_group(V (&w)[4], const GfniKeys& keys) {
+    const EvexConsts& c = kEvex;
+    V k;
+    set1(k, keys.k[0]);
+    V u = vxor(xor3(w[1], w[2], w[3]), k);
+    for (int r = 0; r < 28; r += 4) {
+        evex_chained_round(w[0], u, w[2], w[3], keys.k[r + 1], c);
+        evex_chained_round(w[1], u, w[3], w[0], keys.k[r + 2], c);
+        evex_chained_round(w[2], u, w[0], w[1], keys.k[r + 3], c);
+        evex_chained_round(w[3], u, w[1], w[2], keys.k[r + 4], c);
+    }
+    evex_chained_round(w[0], u, w[2], w[3], keys.k[29], c);
+    evex_chained_round(w[1], u, w[3], w[0], keys.k[30], c);
+    evex_chained_round(w[2], u, w[0], w[1], keys.k[31], c);
+    w[3] = evex_t_xor(w[3], u, c);
+}
+
 struct GfniAvx512Kernel {
     using Keys = GfniKeys;
     // Batches of up to 12 groups (96 blocks, 6 zmm), from 7 groups in the
@@ -146,12 +191,19 @@ struct GfniAvx512Kernel {
         if constexpr (G >= kAsmFromGroups) {
             gfni_zmm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
         } else if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
-            __m256i y[G][4];
-            for (int g = 0; g < G; ++g)
-                for (int j = 0; j < 4; ++j) y[g][j] = x[g].r[j];
-            evex_rounds<__m256i, G>(y, keys);
-            for (int g = 0; g < G; ++g)
-                for (int j = 0; j < 4; ++j) x[g].r[j] = y[g][j];
+            __m256i y[4];
+            for (int j = 0; j < 4; ++j) y[j] = x[0].r[j];
+            evex_rounds_one_group(y, keys);
+            for (int j = 0; j < 4; ++j) x[0].r[j] = y[j];
+        } else if constexpr (G == 2) {  // 9-16 blocks: one zmm
+            __m512i y[4];
+            for (int j = 0; j < 4; ++j)
+                y[j] = _mm512_inserti64x4(_mm512_zextsi256_si512(x[0].r[j]), x[1].r[j], 1);
+            evex_rounds_one_group(y, keys);
+            for (int j = 0; j < 4; ++j) {
+                x[0].r[j] = _mm512_castsi512_si256(y[j]);
+                x[1].r[j] = _mm512_extracti64x4_epi64(y[j], 1);
+            }
         } else {
             constexpr int Z = (G + 1) / 2;
             __m512i y[Z][4];
