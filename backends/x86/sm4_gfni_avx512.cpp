@@ -127,41 +127,46 @@ HWACCEL_SM4_INLINE V evex_t_xor(V s, V u, const EvexConsts& c) {
     const V v3 = affine_inv<gfni::kF3c>(u, c.f3);
     return xor3(xor3(s, v0, rol<gfni::kLaneRol24>(v3)), rol<gfni::kLaneRol8>(v1), rol<gfni::kLaneRol16>(v1));
 }
-// One round of evex_rounds_one_group: x ^= T(u), u becomes the next round's
-// input (b, c: the words it shares with this round, k its key).
+// One round of evex_rounds_chained on one group: x ^= T(u), u becomes the
+// next round's input (b, c: the words it shares with this round).
 template <class V>
-HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, uint32_t next_key, const EvexConsts& m) {
-    V k;
-    set1(k, next_key);
-    const V q = xor3(b, c, k);
+HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, V next_key, const EvexConsts& m) {
+    const V q = xor3(b, c, next_key);
     u = evex_t_xor(vxor(q, x), u, m);
     x = vxor(u, q);
 }
-// 32 rounds on one group (ymm: up to 8 blocks, zmm: up to 16), where
-// nothing overlaps the rounds' chain and its length is the time. Round r
-// sets w[r%4] ^= T(u) with u = the other three words ^ rk[r]; the next
-// round's input is then u' = (q ^ w[r%4]) ^ T(u), q = the two words it shares
-// with this round ^ rk[r+1], all known before T(u) is: two ternary XORs
-// after the rotations, against three on evex_rounds's path (T(u) into the
-// word, then the word into u'). The new word follows off the chain as
-// u' ^ q. One op more a round; about 13% shorter chain (Zen 5: GFNI 7
-// cycles, rotate and ternary XOR 2 each).
-template <class V>
-HWACCEL_SM4_INLINE void evex_rounds_one_group(V (&w)[4], const GfniKeys& keys) {
+// 32 rounds on Z groups (Z zmm of 16 blocks, or one ymm of up to 8): up to
+// 2 or 3 zmm, too few for out-of-order execution to hide a round's
+// dependency chain, whose length is then the time. Round r sets w[r%4] ^= T(u) with
+// u = the other three words ^ rk[r]; the next round's input is
+// u' = (q ^ w[r%4]) ^ T(u), q = the two words it shares with this round ^
+// rk[r+1], all known before T(u) is: two ternary XORs after the rotations,
+// against three when T(u) goes into the word and the word into u' (as the
+// assembly kernel does, where six zmm keep the pipes busy instead). The new
+// word follows off the chain as u' ^ q. One op more a round, a chain about
+// 13% shorter (Zen 5: GFNI 7 cycles, rotate and ternary XOR 2 each);
+// measured through EVP on Zen 5 against evex_rounds: 15% fewer ticks at
+// 384 and 512 bytes (2 zmm; 3 zmm: 10% at 768 bytes, but see
+// kChainedMaxZmm), 1.2-1.3x faster at 64 and 256 bytes.
+template <class V, int Z>
+HWACCEL_SM4_INLINE void evex_rounds_chained(V (&w)[Z][4], const GfniKeys& keys) {
     const EvexConsts& c = kEvex;
     V k;
     set1(k, keys.k[0]);
-    V u = vxor(xor3(w[1], w[2], w[3]), k);
-    for (int r = 0; r < 28; r += 4) {
-        evex_chained_round(w[0], u, w[2], w[3], keys.k[r + 1], c);
-        evex_chained_round(w[1], u, w[3], w[0], keys.k[r + 2], c);
-        evex_chained_round(w[2], u, w[0], w[1], keys.k[r + 3], c);
-        evex_chained_round(w[3], u, w[1], w[2], keys.k[r + 4], c);
+    V u[Z];
+    for (int z = 0; z < Z; ++z) u[z] = vxor(xor3(w[z][1], w[z][2], w[z][3]), k);
+    for (int r = 0; r < 32; r += 4) {
+        set1(k, keys.k[r + 1]);
+        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][0], u[z], w[z][2], w[z][3], k, c);
+        set1(k, keys.k[r + 2]);
+        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][1], u[z], w[z][3], w[z][0], k, c);
+        set1(k, keys.k[r + 3]);
+        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][2], u[z], w[z][0], w[z][1], k, c);
+        if (r == 28) break;
+        set1(k, keys.k[r + 4]);
+        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][3], u[z], w[z][1], w[z][2], k, c);
     }
-    evex_chained_round(w[0], u, w[2], w[3], keys.k[29], c);
-    evex_chained_round(w[1], u, w[3], w[0], keys.k[30], c);
-    evex_chained_round(w[2], u, w[0], w[1], keys.k[31], c);
-    w[3] = evex_t_xor(w[3], u, c);
+    for (int z = 0; z < Z; ++z) w[z][3] = evex_t_xor(w[z][3], u[z], c);
 }
 
 struct GfniAvx512Kernel {
@@ -180,6 +185,9 @@ struct GfniAvx512Kernel {
     // difference there).
     static constexpr int kMaxGroups = 12;
     static constexpr int kAsmFromGroups = 7;
+    // The chained rounds up to 2 zmm (4 groups); with 3, GCC spills state
+    // words to the stack (objdump), so 5-6 groups keep evex_rounds.
+    static constexpr int kChainedMaxZmm = 2;
     static constexpr size_t kStackBurn = 0;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
@@ -191,19 +199,10 @@ struct GfniAvx512Kernel {
         if constexpr (G >= kAsmFromGroups) {
             gfni_zmm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
         } else if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
-            __m256i y[4];
-            for (int j = 0; j < 4; ++j) y[j] = x[0].r[j];
-            evex_rounds_one_group(y, keys);
-            for (int j = 0; j < 4; ++j) x[0].r[j] = y[j];
-        } else if constexpr (G == 2) {  // 9-16 blocks: one zmm
-            __m512i y[4];
-            for (int j = 0; j < 4; ++j)
-                y[j] = _mm512_inserti64x4(_mm512_zextsi256_si512(x[0].r[j]), x[1].r[j], 1);
-            evex_rounds_one_group(y, keys);
-            for (int j = 0; j < 4; ++j) {
-                x[0].r[j] = _mm512_castsi512_si256(y[j]);
-                x[1].r[j] = _mm512_extracti64x4_epi64(y[j], 1);
-            }
+            __m256i y[1][4];
+            for (int j = 0; j < 4; ++j) y[0][j] = x[0].r[j];
+            evex_rounds_chained<__m256i, 1>(y, keys);
+            for (int j = 0; j < 4; ++j) x[0].r[j] = y[0][j];
         } else {
             constexpr int Z = (G + 1) / 2;
             __m512i y[Z][4];
@@ -212,7 +211,8 @@ struct GfniAvx512Kernel {
                     const __m512i lo = _mm512_zextsi256_si512(x[2 * z].r[j]);
                     y[z][j] = 2 * z + 1 < G ? _mm512_inserti64x4(lo, x[2 * z + 1].r[j], 1) : lo;
                 }
-            evex_rounds<__m512i, Z>(y, keys);
+            if constexpr (Z <= kChainedMaxZmm) evex_rounds_chained<__m512i, Z>(y, keys);
+            else evex_rounds<__m512i, Z>(y, keys);
             for (int z = 0; z < Z; ++z)
                 for (int j = 0; j < 4; ++j) {
                     x[2 * z].r[j] = _mm512_castsi512_si256(y[z][j]);

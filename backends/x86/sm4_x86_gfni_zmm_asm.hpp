@@ -17,7 +17,7 @@
 // One round of one zmm group (HWACCEL_SM4Z_ROUND): the S-box input
 // u = p ^ y ^ rk (a move and a VPTERNLOGD; p is shared by two rounds), three
 // GF2P8AFFINEINVQB, three VPROLD, two VPTERNLOGD into the state word, as in
-// sm4_x86_gfni_kernel.hpp's evex_update.
+// sm4_gfni_avx512.cpp's evex_update.
 //
 // To be included inside sm4_gfni_avx512.cpp's "#pragma GCC target" region,
 // after every shared header (hence the unnamed namespace).
