@@ -147,7 +147,7 @@ HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, V next_key, con
 // 13% shorter (Zen 5: GFNI 7 cycles, rotate and ternary XOR 2 each);
 // measured through EVP on Zen 5 against evex_rounds: 15% fewer ticks at
 // 384 and 512 bytes (2 zmm; 3 zmm: 10% at 768 bytes, but see
-// kChainedMaxZmm), 1.2-1.3x faster at 64 and 256 bytes.
+// kChainedMaxZmm), 1.15-1.3x faster at 64 and 256 bytes.
 template <class V, int Z>
 HWACCEL_SM4_INLINE void evex_rounds_chained(V (&w)[Z][4], const GfniKeys& keys) {
     const EvexConsts& c = kEvex;
