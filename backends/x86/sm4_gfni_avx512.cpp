@@ -135,19 +135,20 @@ HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, V next_key, con
     u = evex_t_xor(vxor(q, x), u, m);
     x = vxor(u, q);
 }
-// 32 rounds on Z groups (Z zmm of 16 blocks, or one ymm of up to 8): up to
-// 2 or 3 zmm, too few for out-of-order execution to hide a round's
-// dependency chain, whose length is then the time. Round r sets w[r%4] ^= T(u) with
-// u = the other three words ^ rk[r]; the next round's input is
-// u' = (q ^ w[r%4]) ^ T(u), q = the two words it shares with this round ^
-// rk[r+1], all known before T(u) is: two ternary XORs after the rotations,
-// against three when T(u) goes into the word and the word into u' (as the
-// assembly kernel does, where six zmm keep the pipes busy instead). The new
-// word follows off the chain as u' ^ q. One op more a round, a chain about
-// 13% shorter (Zen 5: GFNI 7 cycles, rotate and ternary XOR 2 each);
-// measured through EVP on Zen 5 against evex_rounds: 15% fewer ticks at
-// 384 and 512 bytes (2 zmm; 3 zmm: 10% at 768 bytes, but see
-// kChainedMaxZmm), 1.15-1.3x faster at 64 and 256 bytes.
+// 32 rounds on Z groups (Z zmm of 16 blocks, or one ymm of up to 8): with
+// 2 or 3 zmm or fewer, too little runs side by side for out-of-order
+// execution to hide a round's dependency chain, whose length is then the
+// time. Round r sets w[r%4] ^= T(u), u = the other three words ^ rk[r]; the
+// next round's input is then u' = (q ^ w[r%4]) ^ T(u), q = the two words it
+// shares with this round ^ rk[r+1], all known before T(u) is: two ternary
+// XORs after the rotations, against three when T(u) goes into the word and
+// the word into u' (as evex_rounds and the assembly kernel do, where more
+// zmm keep the pipes busy instead). The new word follows off the chain as
+// u' ^ q. One op more a round, a chain about 13% shorter (Zen 5: GFNI 7
+// cycles, rotate and ternary XOR 2 each). Measured through EVP on Zen 5
+// against evex_rounds: 15% fewer ticks at 384 and 512 bytes (2 zmm; 3 zmm:
+// 10% at 768 bytes, but see kChainedMaxZmm), 1.15-1.3x faster at 64 and
+// 256 bytes.
 template <class V, int Z>
 HWACCEL_SM4_INLINE void evex_rounds_chained(V (&w)[Z][4], const GfniKeys& keys) {
     const EvexConsts& c = kEvex;
