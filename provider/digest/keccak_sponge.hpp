@@ -45,6 +45,7 @@ public:
             if (len <= kHoldBytes - buffered_) {
                 if (len != 0) std::memcpy(buffer_ + buffered_, data, len);
                 buffered_ += len;
+                note_written(buffered_);
                 return;
             }
             stop_holding();
@@ -54,6 +55,7 @@ public:
             if (take > len) take = len;
             std::memcpy(buffer_ + buffered_, data, take);
             buffered_ += take;
+            note_written(buffered_);
             data += take;
             len -= take;
             if (buffered_ < rate_) return;
@@ -68,6 +70,7 @@ public:
         if (len != 0) {
             std::memcpy(buffer_, data, len);
             buffered_ = len;
+            note_written(len);
         }
     }
 
@@ -128,7 +131,8 @@ public:
     // Clears everything derived from the message; engine, rate and pad stay.
     void wipe() {
         secure_zero(lanes_, sizeof lanes_);
-        secure_zero(buffer_, sizeof buffer_);
+        secure_zero(buffer_, written_);  // the rest never held message bytes
+        written_ = 0;
         buffered_ = 0;
         squeezing_ = false;
         holding_ = false;  // until reset()
@@ -168,6 +172,7 @@ public:
         wipe();
         std::memcpy(lanes_, s.lanes, sizeof lanes_);
         std::memcpy(buffer_, s.block, s.buffered);
+        note_written(s.buffered);
         buffered_ = s.buffered;
     }
 
@@ -208,6 +213,9 @@ private:
         for (; len >= 8; len -= 8, offset += 8, out += 8) store_le64(out, lanes_[offset / 8]);
         for (; len != 0; --len) *out++ = lane_byte(offset++);
     }
+    void note_written(size_t end) {
+        if (end > written_) written_ = end;
+    }
     uint8_t lane_byte(size_t i) const { return static_cast<uint8_t>(lanes_[i / 8] >> (8 * (i % 8))); }
 
     const KeccakEngine* engine_;
@@ -217,6 +225,7 @@ private:
     bool holding_;     // nothing absorbed yet: the whole message is in buffer_
     size_t buffered_;  // absorbing: input bytes in buffer_; squeezing: output bytes used
     uint64_t lanes_[kKeccakLanes];
+    size_t written_ = 0;  // buffer_[0, written_) may hold message bytes (wipe clears them)
     uint8_t buffer_[kHoldBytes];
 };
 
