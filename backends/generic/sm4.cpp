@@ -43,12 +43,10 @@
 #include "generic/generic_engines.hpp"
 #include "generic/sm4_internal.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/sm4_key_schedule.hpp"
 
 namespace hwaccel::generic {
 namespace {
-
-// GB/T 32907-2016 system parameter FK.
-constexpr uint32_t kFK[4] = {0xA3B1BAC6, 0x56AA3350, 0x677D9197, 0xB27022DC};
 
 constexpr uint32_t kSboxIn = 0x75757575;  // S(x) = S'(x ^ 0x75) ^ 0xD3, per byte
 constexpr uint32_t kSboxOut = 0xD3D3D3D3;
@@ -249,23 +247,8 @@ void encrypt_block(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16])
     store_be32(out + 12, x0);
 }
 
-// GB/T 32907-2016 CK_i: byte j of CK_i is (4i + j) * 7 mod 256.
-constexpr uint32_t ck_word(int i) {
-    uint32_t w = 0;
-    for (int j = 0; j < 4; ++j) w = (w << 8) | (((4 * i + j) * 7) & 0xFF);
-    return w;
-}
-
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    uint32_t k[4];
-    for (int i = 0; i < 4; ++i) k[i] = load_be32(user_key + 4 * i) ^ kFK[i];
-    for (int i = 0; i < 32; ++i) {
-        uint32_t t = sbox_word(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ ck_word(i));
-        k[i & 3] ^= t ^ rotl32(t, 13) ^ rotl32(t, 23);
-        key->enc[i] = k[i & 3];
-    }
-    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
-    secure_zero(k, sizeof k);
+    sm4_schedule::expand(key, user_key, [](uint32_t x) { return sbox_word(x); });
 }
 
 // --- bitsliced bulk kernel ------------------------------------------------------

@@ -26,6 +26,7 @@
 
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
+#include "hwaccel/sm4_key_schedule.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
@@ -168,15 +169,7 @@ constexpr size_t kSerialBurn = 256;
 
 // Constant time: the S-box is two GFNI instructions.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    uint32_t k[4];
-    for (int i = 0; i < 4; ++i) k[i] = load_be32(user_key + 4 * i) ^ kFK[i];
-    for (int i = 0; i < 32; ++i) {
-        const uint32_t t = sbox_word(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ ck_word(i));
-        k[i & 3] ^= t ^ rotl32(t, 13) ^ rotl32(t, 23);
-        key->enc[i] = k[i & 3];
-    }
-    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
-    secure_zero(k, sizeof k);
+    sm4_schedule::expand(key, user_key, [](uint32_t x) { return sbox_word(x); });
     write_domain_keys(key->engine_data + kEncOffset, key->enc);
     write_domain_keys(key->engine_data + kDecOffset, key->dec);
 }

@@ -258,12 +258,4 @@ constexpr Table16 kSerialKey = [] {
     return t;
 }();
 
-// GB/T 32907-2016 FK and CK.
-constexpr uint32_t kFK[4] = {0xA3B1BAC6, 0x56AA3350, 0x677D9197, 0xB27022DC};
-constexpr uint32_t ck_word(int i) {
-    uint32_t w = 0;
-    for (int j = 0; j < 4; ++j) w = (w << 8) | (((4 * i + j) * 7) & 0xFF);
-    return w;
-}
-
 }  // namespace hwaccel::x86::sm4x

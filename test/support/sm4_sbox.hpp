@@ -1,7 +1,9 @@
 // The SM4 S-box as GB/T 32907-2016 section 6.2 prints it, for tests only:
 // the reference the engines' S-box circuits and field maps are checked
 // against. An engine never uses this table (a table lookup indexed by secret
-// data is not constant time); it computes the S-box instead.
+// data is not constant time); it computes the S-box instead. Also the key
+// schedule written from the standard with this table (independent of the
+// engines' sm4_key_schedule.hpp) and the standard's first example.
 #pragma once
 
 #include <cstdint>
@@ -26,5 +28,32 @@ inline constexpr uint8_t kSm4Sbox[256] = {
     0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84,
     0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48,
 };
+
+// GB/T 32907-2016, section 7.3, with FK as printed and CK computed as defined
+// (ck_{i,j} = (4i + j) * 7 mod 256).
+inline void reference_round_keys(const uint8_t key[16], uint32_t rk[32]) {
+    constexpr uint32_t kFK[4] = {0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc};
+    auto be32 = [](const uint8_t* p) {
+        return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+    };
+    auto rotl = [](uint32_t x, int n) { return (x << n) | (x >> (32 - n)); };
+    uint32_t k[4];
+    for (int i = 0; i < 4; ++i) k[i] = be32(key + 4 * i) ^ kFK[i];
+    for (int i = 0; i < 32; ++i) {
+        uint32_t ck = 0;
+        for (int j = 0; j < 4; ++j) ck = ck << 8 | ((4 * i + j) * 7 % 256);
+        const uint32_t x = k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ ck;
+        uint32_t t = 0;
+        for (int b = 24; b >= 0; b -= 8) t |= uint32_t{kSm4Sbox[(x >> b) & 0xFF]} << b;
+        k[i & 3] ^= t ^ rotl(t, 13) ^ rotl(t, 23);
+        rk[i] = k[i & 3];
+    }
+}
+
+// GB/T 32907-2016, Appendix A, example 1: the key is also the plaintext.
+inline constexpr uint8_t kSm4ExampleKey[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                                               0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+inline constexpr uint8_t kSm4ExampleCipher[16] = {0x68, 0x1e, 0xdf, 0x34, 0xd2, 0x06, 0x96, 0x5e,
+                                                  0x86, 0xb3, 0xe9, 0x4f, 0x53, 0x6e, 0x42, 0x46};
 
 }  // namespace hwaccel::test
