@@ -25,9 +25,10 @@ HWACCEL_CLMUL void update(const GhashKey* key, uint8_t y_bytes[16], const uint8_
     __m128i y = load_reversed(y_bytes);
     while (nblocks > 0) {
         const size_t m = nblocks < kGroup ? nblocks : kGroup;
+        const GhashKey* k = per_group(key);
         Wide acc = zero_wide();
-        accumulate_blocks(acc, key, y, data, m, 0);
-        y = reduce(acc);
+        accumulate_blocks(acc, k, data, m, 0);
+        y = finish_group(acc, k, y, m);
         data += 16 * m;
         nblocks -= m;
     }
