@@ -1,6 +1,6 @@
 // What the x86 carry-less-multiply GHASH engines share (ghash_pclmul.cpp,
 // ghash_vpclmul.cpp): the field arithmetic on xmm registers, the key
-// schedule, and the aggregated update of up to 16 blocks with 128-bit
+// schedule, and the aggregated update of up to 32 blocks with 128-bit
 // registers (their tails, and the whole of the PCLMULQDQ engine).
 //
 // Representation. A block is loaded with its 16 bytes reversed, so the xmm
@@ -19,15 +19,16 @@
 // Aggregation. GHASH over blocks X_0..X_{m-1} from Y is
 //     sum_i (X_i ^ [i = 0] Y) * H^(m - i),
 // so the m products are summed unreduced (carry-less sums are XORs) and
-// reduced once per group. Each 128x128 product is Karatsuba's three
-// 64x64 products; the table keeps the XOR of each power's halves.
+// reduced once per group; Y's product is added last (finish_group). Each
+// 128x128 product is Karatsuba's three 64x64 products; the table keeps the
+// XOR of each power's halves.
 //
-// Table (GhashKey::engine_data), 16-byte slots: slot s holds H'^(16 - s)
-// (s = 0..15), then slot 16 + s the Karatsuba word of the same power in
-// both quadwords. Descending powers make the m blocks of a group (m <= 16)
-// read slots 16 - m + i: block i meets H'^(m - i), and a 32- or 64-byte
-// load at a block's slot fetches the powers of it and its next 1 or 3
-// blocks in lane order.
+// Table (GhashKey::engine_data, all 1024 bytes), 16-byte slots: slot s
+// holds H'^(32 - s) (s = 0..31), then slot 32 + s the Karatsuba word of the
+// same power in both quadwords. Descending powers make the m blocks of a
+// group (m <= 32) read slots 32 - m + i: block i meets H'^(m - i), and a
+// 32- or 64-byte load at a block's slot fetches the powers of it and its
+// next 1 or 3 blocks in lane order.
 //
 // Constant-time: no branch or address depends on H, Y or the data (the
 // group sizes depend on the block count only). H is key material: the
@@ -51,7 +52,7 @@
 
 namespace hwaccel::x86::ghash_clmul {
 
-constexpr size_t kPowers = 16;
+constexpr size_t kPowers = 32;
 constexpr size_t kKaratsubaSlots = kPowers;  // first Karatsuba slot
 static_assert(16 * (kPowers + kKaratsubaSlots) <= GhashKey::kEngineDataSize, "engine_data too small");
 
@@ -143,7 +144,7 @@ HWACCEL_CLMUL_INLINE __m128i load_slot(const GhashKey* key, size_t offset) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(key->engine_data + offset));
 }
 
-// Blocks first..m-1 of an m-block group (m <= 16) into acc, one per xmm.
+// Blocks first..m-1 of an m-block group (m <= kPowers) into acc, one per xmm.
 HWACCEL_CLMUL_INLINE void accumulate_blocks(Wide& acc, const GhashKey* key, const uint8_t* data, size_t m,
                                             size_t first) {
     for (size_t i = first; i < m; ++i)

@@ -198,8 +198,8 @@ constexpr size_t kPortableBitsliced = 0;
 const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCounts, kGfniAvx512Counts;
 #endif
 // GHASH: the portable engine one block at a time (1, 2, 5); the CLMUL
-// engines' groups of 8 and 16 blocks in xmm, ymm pairs and zmm quads, with
-// each kind of tail (1, 3, 7, 8, 9, 16, 19, 35).
+// engines' groups (16 blocks in xmm, 32 in ymm pairs or zmm quads) and
+// each kind of tail: quads, pairs, single blocks (1, 3, 7, 8, 9, 16, 19, 35).
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
 const std::vector<size_t> kGhashPortableCounts = {1, 2, 5};
 const std::vector<size_t> kGhashClmulCounts = {1, 3, 7, 8, 9, 16, 19, 35};
