@@ -9,6 +9,7 @@
 #include "testing/testing_engines.hpp"
 #endif
 #if defined(__x86_64__)
+#include "x86/ghash_x86_engines.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
 #include "zhaoxin/phe_engines.hpp"
@@ -63,6 +64,14 @@ const Sm4Engine* const kSm4[] = {
     &testing::sm4_minimal,  // only when forced: see chosen_automatically
 #endif
     &generic::sm4,
+};
+const GhashEngine* const kGhash[] = {
+#if defined(__x86_64__)
+    &x86::ghash_vpclmul_avx512,
+    &x86::ghash_vpclmul_avx2,
+    &x86::ghash_pclmul,
+#endif
+    &generic::ghash,
 };
 
 // Test-only engines are served only when a selection names them.
@@ -119,6 +128,8 @@ constexpr EngineFamily kFamilies[] = {
                                                &Forced::keccak, &SelfTestNotes::keccak),
     family<&Selection::sm4, sm4_engines>("sm4", nullptr, "sm4", "SM4-ECB/CBC/CFB/OFB/CTR",
                                          &Forced::sm4, &SelfTestNotes::sm4),
+    family<&Selection::ghash, ghash_engines>("ghash", nullptr, "ghash", "SM4-GCM (GHASH)",
+                                             &Forced::ghash, &SelfTestNotes::ghash),
 };
 
 bool answers_to(const EngineFamily& f, const std::string& name) {
@@ -218,6 +229,7 @@ EngineList<Sha1Engine> sha1_engines() { return list_of(kSha1); }
 EngineList<Sha256Engine> sha256_engines() { return list_of(kSha256); }
 EngineList<KeccakEngine> keccak_engines() { return list_of(kKeccak); }
 EngineList<Sm4Engine> sm4_engines() { return list_of(kSm4); }
+EngineList<GhashEngine> ghash_engines() { return list_of(kGhash); }
 
 EngineFamilyList engine_families() {
     return {kFamilies, sizeof kFamilies / sizeof kFamilies[0]};
