@@ -2,9 +2,11 @@
 # hwaccel.so into the modules directory of the OpenSSL it was built against
 # (HWACCEL_MODULESDIR, the multiarch ossl-modules directory that
 # `openssl version -m` names), hwaccel-engines into /usr/bin, the example
-# config and the docs under /usr/share/doc/hwaccel; it depends on the package
-# that ships the libcrypto it was built against (libssl3 on Debian 12,
-# libssl3t64 on 13), at least the version of those headers.
+# config and the docs under /usr/share/doc/hwaccel. The module links no
+# libcrypto (docs/DESIGN.md) and loads into any OpenSSL from 3.0 to 4.0, all
+# of which Debian builds with the same multiarch ossl-modules directory: it
+# depends on any one of them (libssl3 on Debian 12, libssl3t64 on 13, libssl4
+# for 4.0), an OpenSSL whose core can load it.
 
 # Nothing is installed but these, so `cpack` needs only hwaccel and
 # hwaccel-engines built (the tests are not part of "install").
@@ -13,15 +15,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/openssl.cnf.example ${PROJECT_SOURCE_DIR}/RE
   DESTINATION share/doc/hwaccel)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/hwaccel/docs)
 
-# Which package owns the libcrypto we link (pkg-config's libdir), and the
-# OpenSSL version of the headers we compiled against.
-pkg_get_variable(_hwaccel_libcrypto_dir libcrypto libdir)
-set(_hwaccel_libssl_dep "")
-execute_process(COMMAND dpkg-query -S "${_hwaccel_libcrypto_dir}/libcrypto.so.3"
-  OUTPUT_VARIABLE _owner OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
-if(_rc EQUAL 0 AND _owner MATCHES "^([^:, ]+)")
-  set(_hwaccel_libssl_dep "${CMAKE_MATCH_1} (>= ${LIBCRYPTO_VERSION})")
-endif()
+set(_hwaccel_libssl_dep "libssl3 (>= 3.0.0) | libssl3t64 (>= 3.0.0) | libssl4")
 
 execute_process(COMMAND dpkg --print-architecture OUTPUT_VARIABLE _arch
   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

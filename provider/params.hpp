@@ -1,42 +1,46 @@
-// Small helpers over OSSL_PARAM for the types our algorithms use.
+// Small helpers over OSSL_PARAM for the types our algorithms use, on top of
+// our own OSSL_PARAM functions (the module calls no libcrypto function).
 #pragma once
 
-#include <openssl/params.h>
+#include <openssl/core.h>
 
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
+
+#include "param_integers.hpp"
+#include "param_locate.hpp"
+#include "param_strings.hpp"
 
 namespace hwaccel::params {
 
 // Each setter answers only if the caller asked for the key; it returns false
 // when the key is present but cannot hold the value.
 inline bool set_size(OSSL_PARAM* params, const char* key, size_t value) {
-    OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
-    return p == nullptr || OSSL_PARAM_set_size_t(p, value);
+    OSSL_PARAM* p = locate(params, key);
+    return p == nullptr || set_size_t(p, value);
 }
 
 inline bool set_int(OSSL_PARAM* params, const char* key, int value) {
-    OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
-    return p == nullptr || OSSL_PARAM_set_int(p, value);
+    OSSL_PARAM* p = locate(params, key);
+    return p == nullptr || params::set_int(p, value);
 }
 
 inline bool set_uint(OSSL_PARAM* params, const char* key, unsigned value) {
-    OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
-    return p == nullptr || OSSL_PARAM_set_uint(p, value);
+    OSSL_PARAM* p = locate(params, key);
+    return p == nullptr || params::set_uint(p, value);
 }
 
 inline bool set_utf8(OSSL_PARAM* params, const char* key, const char* value) {
-    OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
-    return p == nullptr || OSSL_PARAM_set_utf8_ptr(p, value) || OSSL_PARAM_set_utf8_string(p, value);
+    OSSL_PARAM* p = locate(params, key);
+    return p == nullptr || set_utf8_ptr(p, value) || set_utf8_string(p, value);
 }
 
 // IVs are asked for both ways: EVP_CIPHER_CTX_iv() wants a pointer,
 // EVP_CIPHER_CTX_get_updated_iv() a copy (PROVIDER-NOTES B3).
 inline bool set_octets(OSSL_PARAM* params, const char* key, const void* data, size_t len) {
-    OSSL_PARAM* p = OSSL_PARAM_locate(params, key);
-    return p == nullptr || OSSL_PARAM_set_octet_ptr(p, const_cast<void*>(data), len) ||
-           OSSL_PARAM_set_octet_string(p, data, len);
+    OSSL_PARAM* p = locate(params, key);
+    return p == nullptr || set_octet_ptr(p, data, len) || set_octet_string(p, data, len);
 }
 
 // OpenSSL 3.6 and later refuse a request that names one of an operation's

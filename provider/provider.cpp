@@ -12,6 +12,7 @@
 
 #include "algorithms.hpp"
 #include "errors.hpp"
+#include "memory.hpp"
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
@@ -156,6 +157,7 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
     auto inst = std::make_unique<Instance>();
     inst->handle = handle;
     read_upcalls(in, inst->core);
+    mem::use_core(in);
 
     // What the core knows: our instance name and the keys of our config section.
     const char* name = nullptr;

@@ -83,7 +83,7 @@ def speed(args, alg, decrypt, provider, env, multi=None):
     if decrypt:
         cmd += ["-decrypt"]
     cmd += ["-evp", alg]
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    run = subprocess.run(cmd, capture_output=True, text=True, env=openssl_env(args, env))
     rates = parse_speed_mr(run.stdout, MULTI_BYTES if multi else None)
     if run.returncode != 0 or not rates:
         raise RuntimeError("%s failed (rc=%d): %s" % (" ".join(cmd), run.returncode,
@@ -436,9 +436,37 @@ def cpu_description():
     return model, present
 
 
+def openssl_env(args, env):
+    """The environment for args.openssl: with --openssl PREFIX, that release's
+    libraries first (only for openssl itself: the other tools link the system's)."""
+    if not args.openssl_libdir:
+        return env
+    env = dict(env)
+    env["LD_LIBRARY_PATH"] = args.openssl_libdir + (":" + env["LD_LIBRARY_PATH"]
+                                                    if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+def use_openssl_prefix(args):
+    """--openssl PREFIX (a directory): that release's bin/openssl and lib/.
+    hwaccel is the module of --build (built against the system's 3.0: it
+    links no libcrypto, so it loads into any release)."""
+    args.openssl_libdir = None
+    if not os.path.isdir(args.openssl):
+        return
+    prefix = os.path.abspath(args.openssl)
+    binary = os.path.join(prefix, "bin", "openssl")
+    if not os.access(binary, os.X_OK):
+        sys.exit("bench.py: --openssl %s: no bin/openssl there" % prefix)
+    args.openssl = binary
+    libdir = os.path.join(prefix, "lib64")
+    args.openssl_libdir = libdir if os.path.isdir(libdir) else os.path.join(prefix, "lib")
+
+
 def openssl_version(args):
     try:
-        run = subprocess.run([args.openssl, "version"], capture_output=True, text=True)
+        run = subprocess.run([args.openssl, "version"], capture_output=True, text=True,
+                             env=openssl_env(args, os.environ))
         return run.stdout.strip() or "unknown"
     except OSError:
         return "unknown"
@@ -656,7 +684,10 @@ def main():
     p.add_argument("--seconds", type=int, default=1, help="seconds per size per run (default 1)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     p.add_argument("--build", default=os.path.join(TOP, "build"), help="build directory")
-    p.add_argument("--openssl", default="openssl", help="openssl binary")
+    p.add_argument("--openssl", default="openssl",
+                   help="openssl binary, or an OpenSSL install PREFIX (e.g. \"$(scripts/"
+                        "openssl-release.sh 4.0)\"): hwaccel against that release's default "
+                        "provider, both in its openssl speed")
     p.add_argument("--plot", help="write a PNG of the ratios with gnuplot")
     p.add_argument("--markdown", help="also write a Markdown document to this file: the machine "
                                       "(CPU, flags, load), date, command line, OpenSSL version, "
@@ -679,6 +710,10 @@ def main():
     args = p.parse_args()
     if args.self_test:
         sys.exit(self_test())
+    use_openssl_prefix(args)
+    if args.evp and args.openssl_libdir:
+        sys.exit("bench.py: --evp measures through the system's libcrypto; with --openssl PREFIX "
+                 "use openssl speed (no --evp)")
     args.module_dir = os.path.join(args.build, "provider")
     if not os.path.exists(os.path.join(args.module_dir, "hwaccel.so")):
         sys.exit("no hwaccel.so in %s: build first (see README)" % args.module_dir)

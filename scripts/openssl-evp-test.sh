@@ -72,15 +72,21 @@ SRC
     log "building test/evp_test of $upstream in $tree (about 3 minutes on 2 cores)"
     # openssl-release.sh's options without no-tests; the prefix is the library's,
     # so both builds agree on the paths baked into libcrypto.
-    (cd "$tree" && ./Configure --prefix="$prefix" --libdir=lib shared no-docs \
-        no-legacy no-engine no-quic no-dtls no-cms no-ts no-ct no-ocsp no-cmp) \
+    local evp_options=() o
+    for o in $("$top/scripts/openssl-release.sh" --configure-options); do
+        [ "$o" = no-tests ] || evp_options+=("$o")
+    done
+    (cd "$tree" && ./Configure --prefix="$prefix" --libdir=lib "${evp_options[@]}") \
         >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log" >&2; exit 1; }
     (cd "$tree" && make -j"$(nproc)" build_generated && make -j"$(nproc)" test/evp_test) \
         >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
     echo "$debian_version" >"$tree/.complete"
+    cp "$prefix/.recipe" "$tree/.recipe"
 }
 
-if [ ! -x "$tree/test/evp_test" ] || [ "$(cat "$tree/.complete" 2>/dev/null)" != "$debian_version" ]; then
+# Rebuilt when the library's version or recipe (its Configure options) changed.
+if [ ! -x "$tree/test/evp_test" ] || [ "$(cat "$tree/.complete" 2>/dev/null)" != "$debian_version" ] ||
+   [ "$(cat "$tree/.recipe" 2>/dev/null)" != "$(cat "$prefix/.recipe" 2>/dev/null)" ]; then
     build_evp_test
 fi
 

@@ -24,7 +24,25 @@
 # its upstream releases it. HWACCEL_CACHE overrides the cache root (default
 # ~/.cache/hwaccel).
 set -euo pipefail
-usage() { echo "usage: $0 3.5|3.6|4.0 [--pin VERSION]" >&2; exit 2; }
+usage() { echo "usage: $0 3.5|3.6|4.0 [--pin VERSION] | --configure-options" >&2; exit 2; }
+
+# The build recipe: what the suites need (libcrypto.so, libssl.so, apps/openssl,
+# headers, pkg-config files) and nothing more. Its version is part of the
+# cache key: a prefix built by another recipe is rebuilt, not trusted.
+recipe=2
+# Only what SHA/SHA-3/SHAKE/SM4, TLS (EC certificates, TLS 1.3) and the test
+# suites need: the CLI suite (dgst, enc, speed, req, s_server/s_client, list),
+# the EVP suite, openssl-evp-test.sh's recipes. Every algorithm left out
+# (ciphers, digests, protocols) is one none of them touches. no-engine is
+# accepted (and ignored) by 4.0, which has no ENGINE API left.
+configure_options=(shared no-tests no-docs no-legacy no-engine no-quic no-dtls no-cms no-ts
+    no-ct no-ocsp no-cmp no-idea no-seed no-rc2 no-rc4 no-rc5 no-md4 no-mdc2 no-rmd160
+    no-whirlpool no-bf no-cast no-camellia no-aria no-siphash no-blake2 no-sm2 no-srp
+    no-ec2m no-gost no-ocb no-siv no-srtp no-nextprotoneg no-rfc3779)
+if [ "${1:-}" = --configure-options ]; then
+    echo "${configure_options[*]}"
+    exit 0
+fi
 line=${1:-}
 shift || usage
 pin=
@@ -54,7 +72,10 @@ cached_matches_pin() {  # the cached Debian version satisfies --pin
     have=$(cat "$prefix/.complete")
     [ -z "$pin" ] || [ "$have" = "$pin" ] || [ "${have%%-*}" = "$pin" ]
 }
-cached() { [ -x "$prefix/bin/openssl" ] && [ -f "$prefix/.complete" ] && cached_matches_pin; }
+cached() {
+    [ -x "$prefix/bin/openssl" ] && [ -f "$prefix/.complete" ] &&
+        [ "$(cat "$prefix/.recipe" 2>/dev/null)" = "$recipe" ] && cached_matches_pin
+}
 if cached; then
     echo "$prefix"
     exit 0
@@ -105,18 +126,21 @@ done
 [ -n "$got" ] || { log "none of: $(echo $versions) could be downloaded"; exit 1; }
 mkdir src && tar -xf "$tarball" -C src --strip-components=1
 
-log "building $got into $prefix (about 2 minutes on 2 cores)"
+log "building $got into $prefix (recipe $recipe; about 2 minutes on 2 cores)"
 rm -rf "$prefix"
 mkdir -p "$prefix"
 cd src
-# Only what SHA/SHA-3/SHAKE/SM4, TLS and Python's hashlib need; asm, scrypt,
-# comp and deprecated stay (Python's _hashlib/_ssl need their symbols).
-# no-engine is accepted (and ignored) by 4.0, which has no ENGINE API left.
-./Configure --prefix="$prefix" --libdir=lib shared no-tests no-docs \
-    no-legacy no-engine no-quic no-dtls no-cms no-ts no-ct no-ocsp no-cmp \
+start=$SECONDS
+./Configure --prefix="$prefix" --libdir=lib "${configure_options[@]}" \
     >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log" >&2; exit 1; }
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
-make install_sw >"$work/install.log" 2>&1 || { tail -20 "$work/install.log" >&2; exit 1; }
+# Shared libraries only: OpenSSL compiles every libcrypto/libssl source a
+# second time for libcrypto.a and libssl.a, which nothing here links. LIBS
+# names those static libraries (and the internal ones the shared libraries
+# and apps/openssl depend on anyway, so they are still built); emptying it
+# and INSTALL_LIBS skips the static pair in the build and the install.
+make -j"$(nproc)" LIBS= build_sw >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
+make LIBS= INSTALL_LIBS= install_sw >"$work/install.log" 2>&1 || { tail -20 "$work/install.log" >&2; exit 1; }
 echo "$got" >"$prefix/.complete"
-log "done: $(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version 2>/dev/null || true)"
+echo "$recipe" >"$prefix/.recipe"
+log "done in $((SECONDS - start)) s: $(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version 2>/dev/null || true)"
 echo "$prefix"

@@ -2,7 +2,8 @@
 # Runs the EVP and CLI suites against another OpenSSL 3 or 4 installation:
 #   1. hwaccel built against it (headers and libcrypto from PREFIX);
 #   2. the module built against the system's OpenSSL 3.0 (BUILD_30, if
-#      given) loaded into that OpenSSL's CLI: one binary for every release.
+#      given) loaded into that OpenSSL's CLI: one binary for every release;
+#      for 4.0 (libcrypto.so.4) also with libcrypto.so.3 made unreachable.
 #
 # usage: scripts/test-against.sh PREFIX [BUILD_30]
 #   PREFIX: an OpenSSL install prefix (bin/openssl, lib/, include/, lib/pkgconfig/)
@@ -36,4 +37,7 @@ export OPENSSL=$dir/bin/openssl
 if [ -n "$build30" ]; then
     echo "== the module built against the system OpenSSL, loaded into OpenSSL $version's CLI"
     bash "$top/test/cli/cli_test.sh" "$build30"
+    # On a release whose libcrypto is not libcrypto.so.3 (4.0): the same
+    # module with libcrypto.so.3 made unreachable (root: unshare -m).
+    bash "$top/test/cli/isolated_load_test.sh" "$prefix" "$build30/provider"
 fi

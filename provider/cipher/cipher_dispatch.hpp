@@ -19,7 +19,6 @@
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
@@ -29,10 +28,12 @@
 
 #include "errors.hpp"
 #include "lengths.hpp"
+#include "memory.hpp"
 #include "openssl_version.hpp"
 #include "cipher/pkcs7.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
+#include "wipe.hpp"
 
 namespace hwaccel {
 
@@ -64,7 +65,7 @@ class CipherDispatch {
         auto* prov = static_cast<const ProvCtx*>(provctx);
         if (prov == nullptr) return nullptr;  // the engines live there
         return guarded<void*>(prov, nullptr, [&]() -> void* {
-            void* mem = OPENSSL_zalloc(sizeof(Ctx));
+            void* mem = mem::zalloc(sizeof(Ctx));
             if (mem == nullptr) {
                 raise_error(prov, kErrOutOfMemory);
                 return nullptr;
@@ -78,13 +79,13 @@ class CipherDispatch {
     }
 
     static void freectx(void* vctx) noexcept {
-        if (vctx != nullptr) OPENSSL_clear_free(vctx, sizeof(Ctx));
+        if (vctx != nullptr) mem::clear_free(vctx, sizeof(Ctx));
     }
 
     static void* dupctx(void* vctx) noexcept {
         Ctx* src = cast(vctx);
         if (src == nullptr) return nullptr;
-        void* mem = OPENSSL_malloc(sizeof(Ctx));
+        void* mem = mem::malloc(sizeof(Ctx));
         if (mem == nullptr) {
             raise_error(src->prov, kErrOutOfMemory);
             return nullptr;
@@ -115,7 +116,7 @@ class CipherDispatch {
         ctx->finalized = false;
         Mode::forget_stream(ctx->state);
         ctx->buffered = 0;
-        OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
+        wipe(ctx->buf, sizeof ctx->buf);
         if (iv != nullptr && Mode::kIvLen != 0) {
             std::memcpy(ctx->original_iv, iv, Mode::kIvLen);
             std::memcpy(ctx->state.iv, iv, Mode::kIvLen);
@@ -189,7 +190,7 @@ class CipherDispatch {
             if (!require_room(ctx, total, outsize)) return 0;
             std::memmove(out + ctx->buffered, in, inl);
             std::memcpy(out, ctx->buf, ctx->buffered);
-            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);  // consumed message bytes
+            wipe(ctx->buf, sizeof ctx->buf);  // consumed message bytes
             in = out;
             inl = total;
             ctx->buffered = 0;
@@ -197,7 +198,7 @@ class CipherDispatch {
             const size_t take = kBlock - ctx->buffered;
             std::memcpy(ctx->buf + ctx->buffered, in, take);
             Mode::blocks(ctx->state, ctx->encrypting, out, ctx->buf, 1);
-            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
+            wipe(ctx->buf, sizeof ctx->buf);
             in += take;
             inl -= take;
             out += kBlock;
@@ -268,7 +269,7 @@ class CipherDispatch {
             const uint8_t pad = static_cast<uint8_t>(kBlock - ctx->buffered);
             std::memset(ctx->buf + ctx->buffered, pad, pad);
             Mode::blocks(ctx->state, true, out, ctx->buf, 1);
-            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
+            wipe(ctx->buf, sizeof ctx->buf);
             ctx->buffered = 0;
             *outl = kBlock;
             return 1;
@@ -296,12 +297,12 @@ class CipherDispatch {
         } else {
             std::memcpy(out, plain, len);
             ctx->state = state;
-            OPENSSL_cleanse(ctx->buf, sizeof ctx->buf);
+            wipe(ctx->buf, sizeof ctx->buf);
             ctx->buffered = 0;
             *outl = len;
         }
-        OPENSSL_cleanse(plain, sizeof plain);
-        OPENSSL_cleanse(&state, sizeof state);
+        wipe(plain, sizeof plain);
+        wipe(&state, sizeof state);
         return ok;
     }
 
@@ -426,16 +427,16 @@ class CipherDispatch {
                 return false;
             }
         }
-        const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
+        const OSSL_PARAM* p = params::locate(params, OSSL_CIPHER_PARAM_PADDING);
         unsigned padding = s.padding;
-        if (p != nullptr && !OSSL_PARAM_get_uint(p, &padding)) {
+        if (p != nullptr && !params::get_uint(p, &padding)) {
             raise_error(ctx->prov, kErrInvalidParameter, "padding must be an unsigned integer");
             return false;
         }
         // num indexes the current block: more would read past it.
-        p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM);
+        p = params::locate(params, OSSL_CIPHER_PARAM_NUM);
         unsigned num = s.num;
-        if (p != nullptr && (!OSSL_PARAM_get_uint(p, &num) || num >= kBlock)) {
+        if (p != nullptr && (!params::get_uint(p, &num) || num >= kBlock)) {
             raise_error(ctx->prov, kErrInvalidNum, "num must be 0..%zu", kBlock - 1);
             return false;
         }

@@ -18,7 +18,6 @@
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
 #include <openssl/params.h>
 
 #include <new>
@@ -27,6 +26,7 @@
 #include "digest/newer_dispatch_ids.hpp"
 #include "errors.hpp"
 #include "lengths.hpp"
+#include "memory.hpp"
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
@@ -62,7 +62,7 @@ class DigestDispatch {
     static_assert(std::is_trivially_destructible_v<Ctx>);
 
     static Ctx* alloc(const Ctx& value) {
-        void* mem = OPENSSL_malloc(sizeof(Ctx));
+        void* mem = mem::malloc(sizeof(Ctx));
         return mem ? new (mem) Ctx(value) : nullptr;
     }
 
@@ -71,7 +71,7 @@ class DigestDispatch {
         if (prov == nullptr) return nullptr;  // the engines live there
         return guarded<void*>(prov, nullptr, [&]() -> void* {
             // Built in place: a temporary plus copy showed in 16-byte profiles.
-            void* mem = OPENSSL_malloc(sizeof(Ctx));
+            void* mem = mem::malloc(sizeof(Ctx));
             if (mem == nullptr) {
                 raise_error(prov, kErrOutOfMemory);
                 return nullptr;
@@ -88,7 +88,7 @@ class DigestDispatch {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return;
         if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing) ctx->hasher.wipe();
-        OPENSSL_free(ctx);
+        mem::free(ctx);
     }
 
     static void* dupctx(void* vctx) noexcept {
@@ -110,9 +110,9 @@ class DigestDispatch {
                 }
             }
             // "size" is an alias of "xoflen" (OpenSSL 3.4+).
-            const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_XOFLEN);
-            if (p == nullptr) p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_SIZE);
-            if (p != nullptr && !OSSL_PARAM_get_size_t(p, &len)) {
+            const OSSL_PARAM* p = params::locate(params, OSSL_DIGEST_PARAM_XOFLEN);
+            if (p == nullptr) p = params::locate(params, OSSL_DIGEST_PARAM_SIZE);
+            if (p != nullptr && !params::get_size_t(p, &len)) {
                 raise_error(ctx->prov, kErrInvalidXofLength, "xoflen must be a size_t");
                 return false;
             }

@@ -31,8 +31,9 @@ fi
 
 echo "== package: $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends
-dpkg-deb --field "$deb" Depends | grep -Eq '(^|, )libssl3(t64)? \(>= 3\.' \
-    || bad "Depends names no libssl3 (>= 3.x)"
+# Any OpenSSL from 3.0 to 4.0 can load the module (it links no libcrypto).
+dpkg-deb --field "$deb" Depends | grep -Eq '(^|, )libssl3 \(>= 3\.0\.0\) \| libssl3t64 \(>= 3\.0\.0\) \| libssl4(,|$)' \
+    || bad "Depends does not offer libssl3 | libssl3t64 | libssl4"
 dpkg-deb --contents "$deb" | awk '{print $NF}' | grep -v '/$' | sed 's|^\./|/|' >"$work/files"
 for f in "$modules/hwaccel.so" /usr/bin/hwaccel-engines /usr/share/doc/hwaccel/openssl.cnf.example \
          /usr/share/doc/hwaccel/README.md /usr/share/doc/hwaccel/docs/DESIGN.md; do

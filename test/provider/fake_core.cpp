@@ -49,6 +49,12 @@ const OSSL_DISPATCH kCore[] = {
     {OSSL_FUNC_CORE_NEW_ERROR, reinterpret_cast<void (*)(void)>(core_new_error)},
     {OSSL_FUNC_CORE_SET_ERROR_DEBUG, reinterpret_cast<void (*)(void)>(core_set_error_debug)},
     {OSSL_FUNC_CORE_VSET_ERROR, reinterpret_cast<void (*)(void)>(core_vset_error)},
+    // The allocator, as a real core offers it: the module may already be
+    // loaded in this process by one, and it keeps the first set it is given.
+    {OSSL_FUNC_CRYPTO_MALLOC, reinterpret_cast<void (*)(void)>(CRYPTO_malloc)},
+    {OSSL_FUNC_CRYPTO_ZALLOC, reinterpret_cast<void (*)(void)>(CRYPTO_zalloc)},
+    {OSSL_FUNC_CRYPTO_FREE, reinterpret_cast<void (*)(void)>(CRYPTO_free)},
+    {OSSL_FUNC_CRYPTO_CLEAR_FREE, reinterpret_cast<void (*)(void)>(CRYPTO_clear_free)},
     {0, nullptr},
 };
 
