@@ -20,6 +20,7 @@
 //
 // usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S]
 //                          [--markdown | --mr] [--info] [ALG ...]
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -58,6 +59,7 @@ const Alg kAlgs[] = {
     {"sm4-cbc", "SM4-CBC", true, true},     {"sm4-cbc-dec", "SM4-CBC", true, false},
     {"sm4-cfb", "SM4-CFB", true, true},     {"sm4-cfb-dec", "SM4-CFB", true, false},
     {"sm4-ofb", "SM4-OFB", true, true},     {"sm4-ctr", "SM4-CTR", true, true},
+    {"sm4-ccm", "SM4-CCM", true, true, true},
 };
 constexpr size_t kLengths[] = {16, 64, 256, 1024, 8192, 16384};
 constexpr size_t kMaxLength = 16384;
@@ -72,9 +74,19 @@ public:
         if (a.cipher) {
             cipher_ = EVP_CIPHER_fetch(nullptr, a.name, q.c_str());
             cctx_ = EVP_CIPHER_CTX_new();
-            ok_ = cipher_ && cctx_ &&
-                  EVP_CipherInit_ex2(cctx_, cipher_, bench::kKey, bench::kIv, a.encrypt ? 1 : 0, nullptr) &&
-                  EVP_CIPHER_CTX_set_padding(cctx_, 0);
+            if (a.aead) {
+                size_t ivlen = bench::kAeadNonceLen;
+                OSSL_PARAM p[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                                  OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr,
+                                                          bench::kAeadTagLen),
+                                  OSSL_PARAM_END};
+                ok_ = cipher_ && cctx_ && EVP_CipherInit_ex2(cctx_, cipher_, nullptr, nullptr, 1, p) &&
+                      EVP_CipherInit_ex2(cctx_, nullptr, bench::kKey, nullptr, 1, nullptr);
+            } else {
+                ok_ = cipher_ && cctx_ &&
+                      EVP_CipherInit_ex2(cctx_, cipher_, bench::kKey, bench::kIv, a.encrypt ? 1 : 0, nullptr) &&
+                      EVP_CIPHER_CTX_set_padding(cctx_, 0);
+            }
         } else {
             md_ = EVP_MD_fetch(nullptr, a.name, q.c_str());
             mctx_ = EVP_MD_CTX_new();
@@ -91,7 +103,14 @@ public:
     }
     bool ok() const override { return ok_; }
     void run(const uint8_t* in, size_t len, uint8_t* out) override {
-        if (alg_.cipher) {
+        if (alg_.aead) {
+            int outl = 0;
+            EVP_CipherInit_ex2(cctx_, nullptr, nullptr, bench::kIv, 1, nullptr);
+            EVP_CipherUpdate(cctx_, nullptr, &outl, nullptr, static_cast<int>(len));
+            EVP_CipherUpdate(cctx_, out, &outl, in, static_cast<int>(len));
+            EVP_CipherFinal_ex(cctx_, out + len, &outl);
+            EVP_CIPHER_CTX_ctrl(cctx_, EVP_CTRL_AEAD_GET_TAG, bench::kAeadTagLen, out + len);
+        } else if (alg_.cipher) {
             int outl = 0;
             EVP_CipherUpdate(cctx_, out, &outl, in, static_cast<int>(len));
         } else {
@@ -103,6 +122,7 @@ public:
         }
     }
     size_t out_len(size_t len) const override {
+        if (alg_.aead) return len + bench::kAeadTagLen;
         return alg_.cipher ? len : xof_ ? 32 : static_cast<size_t>(EVP_MD_get_size(md_));
     }
 

@@ -262,7 +262,7 @@ TEST_CASE("SM4-CCM: RFC 8998's example (OpenSSL 4.0's evpciph_sm4.txt CCM stanza
     }
 }
 
-TEST_CASE("SM4-CCM equals SP 800-38C and the default provider: random L, tags, AAD and lengths, in place, copies", "[cipher][ccm]") {
+TEST_CASE("SM4-CCM equals SP 800-38C and the default provider: random L, tags, AAD and lengths, in place, copies", "[cipher][ccm][ccm-bulk]") {
     Lcg rng(8998);
     for (const std::string& sel : sm4_selections()) {
         LoadedProvider prov(sel);
@@ -296,7 +296,7 @@ TEST_CASE("SM4-CCM equals SP 800-38C and the default provider: random L, tags, A
     }
 }
 
-TEST_CASE("SM4-CCM: tampered tag, ciphertext or AAD fails and releases nothing", "[cipher][ccm][errors]") {
+TEST_CASE("SM4-CCM: tampered tag, ciphertext or AAD fails and releases nothing", "[cipher][ccm][errors][ccm-bulk]") {
     Lcg rng(3610);
     for (const std::string& sel : sm4_selections()) {
         LoadedProvider prov(sel);
@@ -333,7 +333,7 @@ TEST_CASE("SM4-CCM: tampered tag, ciphertext or AAD fails and releases nothing",
     }
 }
 
-TEST_CASE("SM4-CCM: the counter stays in its L bytes up to the longest message; long AAD", "[cipher][ccm]") {
+TEST_CASE("SM4-CCM: the counter stays in its L bytes up to the longest message; long AAD", "[cipher][ccm][ccm-bulk]") {
     // L = 2 allows 65535 bytes: the last counter is 4096, far from the 2^16
     // wrap of the field, and never carries into the nonce. 65536 is refused.
     Lcg rng(2);
