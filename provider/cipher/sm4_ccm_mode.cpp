@@ -77,6 +77,69 @@ void forget_counter(Sm4State& s) {
     secure_zero(s.iv, sizeof s.iv);
 }
 
+// Short payloads go through one stack buffer laid out as [slot | payload |
+// zero pad]: with B_0 in the slot, one CBC-MAC call covers E(B_0) and the
+// payload (the chaining value starts at zero, so the first block out is
+// E(B_0)); with zeros in the slot, one CTR call from A_0 yields E(A_0), the
+// tag's mask, beside the payload's keystream. Two engine calls instead of
+// four: at 16 bytes the calls are most of the cost.
+constexpr size_t kShortMax = kChunk - kBlock;
+
+size_t padded_length(size_t len) { return (len + kBlock - 1) / kBlock * kBlock; }
+
+// MAC over buf[16 .. 16 + padded), with B_0 from the slot if not yet taken.
+void mac_short(const Sm4State& s, Sm4CcmMessage& m, uint8_t* buf, size_t padded) {
+    if (m.mac_started) {
+        mac_blocks(s, m.mac, buf + kBlock, padded / kBlock);
+        return;
+    }
+    std::memcpy(buf, m.b0, kBlock);
+    mac_blocks(s, m.mac, buf, 1 + padded / kBlock);  // m.mac is zero: E(B_0) first
+    m.mac_started = true;
+}
+
+void encrypt_short(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                   uint8_t tag[16]) {
+    uint8_t buf[kChunk];
+    const size_t padded = padded_length(len);
+    std::memcpy(buf + kBlock, in, len);
+    std::memset(buf + kBlock + len, 0, padded - len);
+    mac_short(s, m, buf, padded);
+    std::memset(buf, 0, kBlock);
+    std::memcpy(s.iv, m.a0, kBlock);
+    s.num = 0;
+    sm4_ctr(s, buf, buf, kBlock + len);  // [E(A_0) | ciphertext]
+    std::memcpy(out, buf + kBlock, len);
+    for (size_t i = 0; i < kBlock; ++i) tag[i] = m.mac[i] ^ buf[i];
+    secure_zero(buf, kBlock + padded);
+    secure_zero(m.mac, sizeof m.mac);
+    forget_counter(s);
+}
+
+// The plaintext stays in buf until the tag has verified.
+bool decrypt_short(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                   const uint8_t* expected_tag) {
+    uint8_t buf[kChunk], s0[kBlock], tag[kBlock];
+    const size_t padded = padded_length(len);
+    std::memset(buf, 0, kBlock);
+    std::memcpy(buf + kBlock, in, len);
+    std::memcpy(s.iv, m.a0, kBlock);
+    s.num = 0;
+    sm4_ctr(s, buf, buf, kBlock + len);  // [E(A_0) | plaintext]
+    std::memcpy(s0, buf, kBlock);
+    std::memset(buf + kBlock + len, 0, padded - len);
+    mac_short(s, m, buf, padded);
+    for (size_t i = 0; i < kBlock; ++i) tag[i] = m.mac[i] ^ s0[i];
+    const bool ok = ccm_tags_equal(tag, expected_tag, m.tag_len);
+    if (ok) std::memcpy(out, buf + kBlock, len);
+    secure_zero(buf, kBlock + padded);
+    secure_zero(s0, sizeof s0);
+    secure_zero(tag, sizeof tag);
+    secure_zero(m.mac, sizeof m.mac);
+    forget_counter(s);
+    return ok;
+}
+
 }  // namespace
 
 uint64_t ccm_max_length(size_t l) {
@@ -103,9 +166,12 @@ bool ccm_start(Sm4CcmMessage& m, const uint8_t* nonce, size_t l, uint64_t length
 
 void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad_len) {
     m.b0[0] |= kAdataFlag;
-    start_mac(s, m);
+    // [B_0 | first AAD block] in one CBC-MAC call (the chaining value is
+    // zero, so the first block out is E(B_0)).
+    uint8_t blocks[2 * kBlock] = {};
+    std::memcpy(blocks, m.b0, kBlock);
+    uint8_t* first = blocks + kBlock;
     // The AAD's length in front of it: 2, 6 or 10 bytes (SP 800-38C A.2.2).
-    uint8_t first[kBlock] = {};
     size_t used;
     if (aad_len < 0xff00) {
         first[0] = static_cast<uint8_t>(aad_len >> 8);
@@ -124,13 +190,18 @@ void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad
     }
     const size_t take = aad_len < kBlock - used ? aad_len : kBlock - used;
     std::memcpy(first + used, aad, take);
-    mac_blocks(s, m.mac, first, 1);
-    secure_zero(first, sizeof first);
+    if (m.mac_started)
+        mac_blocks(s, m.mac, first, 1);
+    else
+        mac_blocks(s, m.mac, blocks, 2);
+    m.mac_started = true;
+    secure_zero(blocks, sizeof blocks);
     mac_padded(s, m.mac, aad + take, aad_len - take);
 }
 
 void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  uint8_t tag[16]) {
+    if (len <= kShortMax) return encrypt_short(s, m, out, in, len, tag);
     start_mac(s, m);
     counter_at_first_block(s, m);
     // Chunk by chunk, MAC before CTR: in place, the plaintext is about to go.
@@ -148,6 +219,7 @@ void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in,
 
 bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  const uint8_t* expected_tag) {
+    if (len <= kShortMax) return decrypt_short(s, m, out, in, len, expected_tag);
     start_mac(s, m);
     // First pass: the plaintext a chunk at a time on the stack, only to MAC it.
     counter_at_first_block(s, m);
