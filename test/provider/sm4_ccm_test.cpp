@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_core.hpp"
 #include "provider_fixture.hpp"
 #include "support/vectors.hpp"
 
@@ -592,4 +593,79 @@ TEST_CASE("SM4-CCM misuse is refused with nothing written", "[cipher][ccm][error
         CHECK(Bytes(out, out + len) == s.ct);
         CHECK(Bytes(tag, tag + 16) == s.tag);
     }
+}
+
+// Through the dispatch table with lengths EVP never passes: a negative int
+// turned size_t, a range that wraps, NULL with a length. Refused before
+// anything is read or written; the message then goes on as if they never came.
+TEST_CASE("SM4-CCM dispatch: impossible lengths are refused and change nothing", "[dispatch][errors][ccm]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    CipherFns f(m.cipher("SM4-CCM"));
+    const unsigned char key[16] = {1, 2, 3}, nonce[7] = {4, 5, 6}, aad[5] = {9};
+    const unsigned char msg[48] = {7, 8, 9};
+    auto seal_all = [&](void* ctx, unsigned char* out) {
+        size_t n = 0;
+        REQUIRE(f.update(ctx, nullptr, &n, 0, nullptr, sizeof msg) == 1);
+        REQUIRE(f.update(ctx, nullptr, &n, sizeof aad, aad, sizeof aad) == 1);
+        REQUIRE(f.update(ctx, out, &n, 64, msg, sizeof msg) == 1);
+        CHECK(n == sizeof msg);
+        REQUIRE(f.final(ctx, out + n, &n, 16) == 1);
+        unsigned char* tag = out + sizeof msg;
+        OSSL_PARAM get[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, 12), OSSL_PARAM_END};
+        REQUIRE(f.get_ctx_params(ctx, get) == 1);
+    };
+    unsigned char expect[64], out[64];
+    void* ref = f.newctx(m.provctx);
+    REQUIRE(f.einit(ref, key, 16, nonce, 7, nullptr) == 1);
+    seal_all(ref, expect);
+
+    void* ctx = f.newctx(m.provctx);
+    REQUIRE(f.einit(ctx, key, 16, nonce, 7, nullptr) == 1);
+    for (size_t bad : {SIZE_MAX, SIZE_MAX - 15, size_t{1} << 63, static_cast<size_t>(INT_MAX) + 1}) {
+        INFO("length " << bad);
+        g_core.clear_errors();
+        unsigned char sink[64];
+        std::memset(sink, 0xee, sizeof sink);
+        size_t outl = 777;
+        CHECK(f.update(ctx, nullptr, &outl, bad, nullptr, bad) == 0);  // declaration
+        CHECK(f.update(ctx, nullptr, &outl, bad, aad, bad) == 0);      // AAD
+        CHECK(f.update(ctx, sink, &outl, bad, msg, bad) == 0);         // payload
+        // EVP_Cipher passes an unsigned int: its entry refuses only what no
+        // buffer can be.
+        const bool impossible = bad > static_cast<size_t>(PTRDIFF_MAX) ||
+                                reinterpret_cast<uintptr_t>(msg) + bad < bad;
+        if (impossible) {
+            CHECK(f.cipher(ctx, sink, &outl, bad, msg, bad) == 0);
+            CHECK(f.cipher(ctx, nullptr, &outl, bad, aad, bad) == 0);
+        }
+        CHECK(g_core.errors.size() == (impossible ? 5u : 3u));
+        CHECK(outl == 777);
+        for (unsigned char c : sink) CHECK(c == 0xee);
+    }
+    g_core.clear_errors();
+    size_t outl = 0;
+    CHECK(f.update(ctx, out, &outl, 64, nullptr, 16) == 0);       // NULL input with a length
+    CHECK(f.update(ctx, nullptr, &outl, 64, nullptr, 0) == 1);  // a zero-length declaration is fine
+    CHECK(f.update(ctx, out, &outl, 8, msg, 16) == 0);            // output too small
+    CHECK(g_core.errors.size() == 2);
+    seal_all(ctx, out);
+    CHECK(std::memcmp(out, expect, sizeof msg + 12) == 0);
+
+    // A TLS record whose length wraps the address space.
+    unsigned char tls_aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
+    unsigned char fixed[4] = {1, 2, 3, 4};
+    OSSL_PARAM tls[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, 4),
+                        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, tls_aad, 13), OSSL_PARAM_END};
+    REQUIRE(f.einit(ctx, key, 16, nonce, 7, tls) == 1);
+    unsigned char rec[64];
+    std::memset(rec, 0xee, sizeof rec);
+    g_core.clear_errors();
+    CHECK(f.cipher(ctx, rec, &outl, SIZE_MAX, rec, SIZE_MAX) == 0);
+    CHECK(f.update(ctx, rec, &outl, SIZE_MAX, rec, SIZE_MAX - 7) == 0);
+    CHECK(g_core.errors.size() == 2);
+    for (unsigned char c : rec) CHECK(c == 0xee);
+    f.freectx(ctx);
+    f.freectx(ref);
 }
