@@ -439,7 +439,7 @@ TEST_CASE("SM4-CCM parameters equal the default provider's (OpenSSL 3.6+)", "[ci
     }
 }
 
-TEST_CASE("SM4-CCM: TLS 1.2 records (tlsaad, tlsivfixed) as the default provider's", "[cipher][ccm][tls]") {
+TEST_CASE("SM4-CCM: TLS 1.2 records (tlsaad, tlsivfixed) as the default provider's", "[cipher][ccm][tls][ccm-bulk]") {
     Lcg rng(5288);
     for (const std::string& sel : sm4_selections()) {
         LoadedProvider prov(sel);
