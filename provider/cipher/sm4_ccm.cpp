@@ -620,7 +620,7 @@ int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
     size_t* n = outl != nullptr ? outl : &ignored;
     if (!ctx->tls && in == nullptr && out != nullptr) return final(vctx, out, n, outsize);
     if (!process(ctx, out, n, outsize, in, inl, static_cast<size_t>(PTRDIFF_MAX))) return 0;
-    if (!ctx->tls) *n = inl;  // as the default provider: the input length, AAD included
+    *n = inl;  // as the default provider: the input length (AAD, a whole TLS record)
     return 1;
 }
 
