@@ -13,7 +13,13 @@ struct Alg {
     const char* name;   // OpenSSL's name
     bool cipher;
     bool encrypt;
+    // CCM: each call is one whole message (nonce, length, payload, final,
+    // tag), the calls `openssl speed -evp` makes for CCM; output: payload || tag.
+    bool aead = false;
 };
+
+// The AEAD setup: RFC 8998's 12-byte nonce (IV's first bytes) and 16-byte tag.
+constexpr size_t kAeadNonceLen = 12, kAeadTagLen = 16;
 
 // Key and IV every implementation is set up with, so their outputs can be
 // compared before they are timed.

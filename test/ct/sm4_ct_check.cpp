@@ -13,7 +13,8 @@
 // and serial loop, from the middle of a block, across the fallbacks'
 // 32-block chunk. And the provider's PKCS#7 unpad (cipher/pkcs7.hpp, the
 // very inline function the provider calls) over a decrypted block marked
-// secret: every case of pkcs7_unpad_cases.hpp.
+// secret: every case of pkcs7_unpad_cases.hpp. And SM4-CCM's MAC, CTR and
+// tag comparison (provider/cipher/sm4_ccm_mode.cpp, compiled in).
 //
 // And every GHASH engine (the family serving SM4-GCM): set_key with H
 // secret, update with H, Y and the data secret, at each engine's group sizes
@@ -30,6 +31,7 @@
 #include <cstring>
 
 #include "cipher/pkcs7.hpp"
+#include "cipher/sm4_ccm_mode.hpp"
 #include "cipher/sm4_modes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
@@ -162,6 +164,34 @@ void check_modes(const hwaccel::Sm4Engine& e) {
             publish(st.keystream, sizeof st.keystream);
             publish(&st.key, sizeof st.key);
         }
+    // SM4-CCM (sm4_ccm_mode.cpp): key, nonce, AAD and payload secret, the
+    // lengths public; a short payload (one stack buffer) and a long one (in
+    // chunks). Encryption: decryption runs the same CTR and MAC code, then
+    // branches on its verdict, which it returns (public by design); the tag
+    // comparison is checked on its own, its verdict published after.
+    for (size_t len : {size_t{21}, size_t{16 * kMaxBlocks - 3}}) {
+        hwaccel::Sm4State st;
+        std::memset(&st, 0, sizeof st);
+        st.engine = &e;
+        secret(key, sizeof key);
+        e.set_key(&st.key, key);
+        uint8_t nonce[12], tag[16], other[16];
+        fill(nonce, sizeof nonce, 8);
+        fill(other, sizeof other, 9);
+        secret(nonce, sizeof nonce);
+        secret(in, sizeof in);
+        hwaccel::Sm4CcmMessage m;
+        hwaccel::ccm_start(m, nonce, 3, len, 16);
+        hwaccel::ccm_aad(st, m, in, 40);
+        hwaccel::ccm_encrypt(st, m, out, in, len, tag);
+        publish(out, len);
+        secret(other, sizeof other);
+        bool equal = hwaccel::ccm_tags_equal(tag, other, sizeof tag);
+        publish(&equal, sizeof equal);
+        publish(tag, sizeof tag);
+        publish(&m, sizeof m);
+        publish(&st, sizeof st);
+    }
 }
 
 // PKCS#7 unpad over every case, the block secret. Its verdict and length
