@@ -64,6 +64,9 @@ const Sm4Engine* const kSm4[] = {
 #endif
     &generic::sm4,
 };
+const GhashEngine* const kGhash[] = {
+    &generic::ghash,
+};
 
 // Test-only engines are served only when a selection names them.
 bool chosen_automatically(const void* engine) {
@@ -119,6 +122,8 @@ constexpr EngineFamily kFamilies[] = {
                                                &Forced::keccak, &SelfTestNotes::keccak),
     family<&Selection::sm4, sm4_engines>("sm4", nullptr, "sm4", "SM4-ECB/CBC/CFB/OFB/CTR",
                                          &Forced::sm4, &SelfTestNotes::sm4),
+    family<&Selection::ghash, ghash_engines>("ghash", nullptr, "ghash", "SM4-GCM (GHASH)",
+                                             &Forced::ghash, &SelfTestNotes::ghash),
 };
 
 bool answers_to(const EngineFamily& f, const std::string& name) {
@@ -218,6 +223,7 @@ EngineList<Sha1Engine> sha1_engines() { return list_of(kSha1); }
 EngineList<Sha256Engine> sha256_engines() { return list_of(kSha256); }
 EngineList<KeccakEngine> keccak_engines() { return list_of(kKeccak); }
 EngineList<Sm4Engine> sm4_engines() { return list_of(kSm4); }
+EngineList<GhashEngine> ghash_engines() { return list_of(kGhash); }
 
 EngineFamilyList engine_families() {
     return {kFamilies, sizeof kFamilies / sizeof kFamilies[0]};

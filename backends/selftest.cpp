@@ -21,6 +21,7 @@ std::string sha1_known_answers(const Sha1Engine& engine);
 std::string sha256_known_answers(const Sha256Engine& engine);
 std::string keccak_known_answers(const KeccakEngine& engine);
 std::string sm4_known_answers(const Sm4Engine& engine);
+std::string ghash_known_answers(const GhashEngine& engine);
 
 namespace {
 
@@ -142,10 +143,12 @@ std::string known_answers(const Sha1Engine& e) { return selftest::sha1_known_ans
 std::string known_answers(const Sha256Engine& e) { return selftest::sha256_known_answers(e); }
 std::string known_answers(const KeccakEngine& e) { return selftest::keccak_known_answers(e); }
 std::string known_answers(const Sm4Engine& e) { return selftest::sm4_known_answers(e); }
+std::string known_answers(const GhashEngine& e) { return selftest::ghash_known_answers(e); }
 
 std::string self_test(const Sha1Engine& e) { return selftest::stored(e, selftest::sha1_known_answers); }
 std::string self_test(const Sha256Engine& e) { return selftest::stored(e, selftest::sha256_known_answers); }
 std::string self_test(const KeccakEngine& e) { return selftest::stored(e, selftest::keccak_known_answers); }
 std::string self_test(const Sm4Engine& e) { return selftest::stored(e, selftest::sm4_known_answers); }
+std::string self_test(const GhashEngine& e) { return selftest::stored(e, selftest::ghash_known_answers); }
 
 }  // namespace hwaccel

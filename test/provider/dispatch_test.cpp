@@ -49,7 +49,7 @@ TEST_CASE("dispatch: config key engines is honoured and checked", "[dispatch][en
         OSSL_PARAM req[] = {OSSL_PARAM_utf8_ptr("engines", &engines, 0), OSSL_PARAM_END};
         auto* gp = find_fn<OSSL_FUNC_provider_get_params_fn>(m.out, OSSL_FUNC_PROVIDER_GET_PARAMS);
         REQUIRE(gp(m.provctx, req) == 1);
-        CHECK(std::string(engines) == "sha1=generic,sha256=generic,sha3=generic,sm4=generic");
+        CHECK(std::string(engines) == "sha1=generic,sha256=generic,sha3=generic,sm4=generic,ghash=generic");
     }
     g_core.engines = "sha256=warp-drive";
     Module bad;

@@ -213,6 +213,6 @@ TEST_CASE("minimal-test: the provider's own mode loops equal default", "[selftes
     // through provider/cipher/sm4_modes.cpp's fallbacks. (The full EVP cipher
     // suites also run over it: engine_selections() lists it in test builds.)
     LoadedProvider prov("sm4=minimal-test");
-    CHECK_THAT(prov.engines(), Catch::EndsWith("sm4=minimal-test"));
+    CHECK_THAT(prov.engines(), Catch::Contains("sm4=minimal-test"));
     check_served_equals_default(prov);
 }

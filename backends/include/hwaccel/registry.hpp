@@ -2,7 +2,7 @@
 // choice of one engine per family.
 //
 // Families: "sha1", "sha256" (also serves SHA-224), "sha3" (Keccak: SHA-3 and
-// SHAKE), "sm4". Overrides use one syntax everywhere (provider config key
+// SHAKE), "sm4", "ghash" (GCM's hash, for SM4-GCM). Overrides use one syntax everywhere (provider config key
 // "engines", environment variable HWACCEL_ENGINES, the hwaccel-engines tool):
 //     sha256=generic,sm4=generic        or        all=generic
 #pragma once
@@ -29,6 +29,7 @@ EngineList<Sha1Engine> sha1_engines();
 EngineList<Sha256Engine> sha256_engines();
 EngineList<KeccakEngine> keccak_engines();
 EngineList<Sm4Engine> sm4_engines();
+EngineList<GhashEngine> ghash_engines();
 
 // One engine per family.
 struct Selection {
@@ -36,6 +37,7 @@ struct Selection {
     const Sha256Engine* sha256 = nullptr;
     const KeccakEngine* keccak = nullptr;
     const Sm4Engine* sm4 = nullptr;
+    const GhashEngine* ghash = nullptr;
 };
 
 // One value per family, named as in Selection.
@@ -45,6 +47,7 @@ struct PerFamily {
     T sha256{};
     T keccak{};
     T sm4{};
+    T ghash{};
 };
 
 // The families an override named. A forced engine that fails its self-test
@@ -104,7 +107,7 @@ bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& 
 bool apply_self_tests(Selection& selection, const Forced& forced, const CpuFeatures& cpu,
                       SelfTestNotes& notes, std::string& error);
 
-// "sha1=generic,sha256=generic,sha3=generic,sm4=generic"; with notes, each
+// "sha1=generic,sha256=generic,sha3=generic,sm4=generic,ghash=generic"; with notes, each
 // replaced family also says why: "sm4=generic (vaes-avx2 failed its
 // self-test: ctr on 77 blocks)".
 std::string describe(const Selection& selection);

@@ -20,6 +20,7 @@ std::string self_test(const Sha1Engine& engine);
 std::string self_test(const Sha256Engine& engine);
 std::string self_test(const KeccakEngine& engine);
 std::string self_test(const Sm4Engine& engine);
+std::string self_test(const GhashEngine& engine);
 
 // The same tests, run now and not stored (for tests of the tests, which
 // build deliberately broken engines).
@@ -27,5 +28,6 @@ std::string known_answers(const Sha1Engine& engine);
 std::string known_answers(const Sha256Engine& engine);
 std::string known_answers(const KeccakEngine& engine);
 std::string known_answers(const Sm4Engine& engine);
+std::string known_answers(const GhashEngine& engine);
 
 }  // namespace hwaccel
