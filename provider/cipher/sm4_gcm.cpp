@@ -425,7 +425,8 @@ int final(void* vctx, unsigned char*, size_t* outl, size_t) noexcept {
 }
 
 // EVP_Cipher(): in == NULL is final, out == NULL is AAD, as in the default
-// provider; returns the length through outl.
+// provider, which reports inl as the output length whatever was written
+// (a TLS record's payload length comes through update).
 int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
            size_t inl) noexcept {
     Ctx* ctx = cast(vctx);
@@ -441,7 +442,7 @@ int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
     } else {
         ok = absorb(ctx, out, &done, outsize, in, inl);
     }
-    if (outl != nullptr) *outl = ok ? done : 0;
+    if (outl != nullptr) *outl = ok ? inl : 0;
     return ok ? 1 : 0;
 }
 

@@ -391,3 +391,234 @@ TEST_CASE("SM4-GCM: the counter's low 32 bits wrap without carry (inc32)", "[gcm
         }
     }
 }
+
+namespace {
+
+struct Sentinel {
+    Bytes buf = Bytes(64, 0xa5);
+    bool untouched() const {
+        for (uint8_t b : buf)
+            if (b != 0xa5) return false;
+        return true;
+    }
+};
+
+// One error on the queue, from hwaccel; the queue is emptied.
+bool raised_error() {
+    const bool any = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return any;
+}
+
+CipherCtxPtr started(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv) {
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_CipherInit_ex2(ctx.get(), c, key.data(), iv.data(), enc, nullptr) == 1);
+    return ctx;
+}
+
+}  // namespace
+
+TEST_CASE("SM4-GCM refuses bad input: an error, nothing written", "[gcm][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(11);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), msg = rng.bytes(40);
+    int outl = 7;
+    Sentinel s;
+
+    SECTION("AAD after text") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 5) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), nullptr, &outl, msg.data(), 5) != 1);
+        CHECK(raised_error());
+    }
+    SECTION("negative lengths through EVP, NULL with a length") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        CHECK(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), -1) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptUpdate(ctx.get(), nullptr, &outl, msg.data(), -16) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, nullptr, 5) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+        // The context is as it was: the message still matches the reference.
+        CipherCtxPtr fresh = started(c.get(), true, key, iv);
+        unsigned char a[40], b[40];
+        int la = 0, lb = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), a, &la, msg.data(), 40) == 1);
+        REQUIRE(EVP_EncryptUpdate(fresh.get(), b, &lb, msg.data(), 40) == 1);
+        CHECK(Bytes(a, a + la) == Bytes(b, b + lb));
+    }
+    SECTION("update and final after final; final again") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 5) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(ctx.get(), s.buf.data(), &outl) == 1);
+        Sentinel t;
+        CHECK(EVP_EncryptUpdate(ctx.get(), t.buf.data(), &outl, msg.data(), 5) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptFinal_ex(ctx.get(), t.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(t.untouched());
+        // A new IV starts a new message.
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), t.buf.data(), &outl, msg.data(), 5) == 1);
+    }
+    SECTION("tags: get only after an encryption's final, set only for decryption, 1..16 bytes") {
+        CipherCtxPtr enc = started(c.get(), true, key, iv);
+        unsigned char tag[17] = {};
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), s.buf.data(), &outl) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 17, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 4, tag) == 1);
+        CipherCtxPtr dec = started(c.get(), false, key, iv);
+        CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 17, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        // Decryption's final without an expected tag.
+        CHECK(EVP_DecryptFinal_ex(dec.get(), s.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+    }
+    SECTION("IV lengths 1..128") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr) == 1);
+        for (size_t bad : {size_t{0}, size_t{129}}) {
+            size_t len = bad;
+            OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &len),
+                              OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), p) != 1);
+            CHECK(raised_error());
+        }
+        CHECK(EVP_CIPHER_CTX_get_iv_length(ctx.get()) == 12);
+        size_t len = 128;
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &len),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), p) == 1);
+        CHECK(EVP_CIPHER_CTX_get_iv_length(ctx.get()) == 128);
+    }
+    SECTION("a failed tag check ends the message") {
+        CipherCtxPtr dec = started(c.get(), false, key, iv);
+        unsigned char tag[16] = {};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag) == 1);
+        REQUIRE(EVP_DecryptUpdate(dec.get(), s.buf.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_DecryptFinal_ex(dec.get(), s.buf.data() + 16, &outl) != 1);
+        CHECK(raised_error());
+        Sentinel t;
+        CHECK(EVP_DecryptUpdate(dec.get(), t.buf.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_DecryptFinal_ex(dec.get(), t.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(t.untouched());
+    }
+    SECTION("decryption without an IV; another key length") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+        CHECK(EVP_DecryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+        const Bytes short_key(15, 1);
+        CHECK(EVP_CIPHER_CTX_set_key_length(ctx.get(), 15) != 1);
+        ERR_clear_error();
+    }
+}
+
+TEST_CASE("SM4-GCM: an IV drawn at random when encryption starts without one", "[gcm][params]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(3);
+    const Bytes key = rng.bytes(16), msg = rng.bytes(33);
+    CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    unsigned int generated = 7;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 0);
+    Bytes ct(msg.size()), tag(16), iv(12);
+    int outl = 0;
+    REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), 33) == 1);
+    REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), iv.data(), iv.size()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 1);
+    CHECK(iv != Bytes(12, 0));
+    Result d = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+    CHECK(d.ok);
+    CHECK(d.text == msg);
+}
+
+TEST_CASE("SM4-GCM TLS records (tlsivfixed, tlsaad, tlsivgen/tlsivinv) equal the reference's",
+          "[gcm][tls]") {
+    Lcg rng(1246);
+    for (const std::string& sel : gcm_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-GCM");
+        CipherPtr theirs = default_gcm(prov);
+        const Bytes key = rng.bytes(16), iv = rng.bytes(12);
+        // Encrypts one record of `payload` bytes in place, with the whole IV
+        // given (tlsivfixed of length -1 restores it: both sides agree).
+        auto seal = [&](const EVP_CIPHER* c, size_t payload, uint8_t seq) {
+            CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c, key.data(), nullptr, nullptr) == 1);
+            Bytes whole_iv = iv;
+            REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, whole_iv.data()) == 1);
+            const size_t len = 8 + payload + 16;
+            // The header's length as TLS passes it when encrypting: explicit IV and payload.
+            const size_t header_len = 8 + payload;
+            unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, seq, 23, 3, 3,
+                                     static_cast<unsigned char>(header_len >> 8),
+                                     static_cast<unsigned char>(header_len)};
+            CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+            Bytes record(len);
+            Bytes text = rng.bytes(payload);
+            std::memcpy(record.data() + 8, text.data(), payload);
+            // Through update, as libssl does (EVP_Cipher reports the input length).
+            int n = -1;
+            CHECK(EVP_EncryptUpdate(ctx.get(), record.data(), &n, record.data(), static_cast<int>(len)) == 1);
+            CHECK(n == static_cast<int>(len));
+            return std::make_pair(text, record);
+        };
+        for (size_t payload : {0u, 1u, 16u, 100u, 1500u}) {
+            INFO("engines " << prov.engines() << " payload " << payload);
+            Lcg saved = rng;
+            auto [text, record] = seal(ours.get(), payload, 1);
+            if (theirs != nullptr) {
+                rng = saved;
+                auto [text2, record2] = seal(theirs.get(), payload, 1);
+                CHECK(record == record2);
+            }
+            // Decryption: explicit IV taken from the record, tag checked.
+            for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+                if (c == nullptr) continue;
+                for (bool tamper : {false, true}) {
+                    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+                    REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c, key.data(), nullptr, nullptr) == 1);
+                    Bytes fixed(iv.begin(), iv.begin() + 4);
+                    REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+                    const size_t len = record.size();
+                    unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3,
+                                             static_cast<unsigned char>(len >> 8), static_cast<unsigned char>(len)};
+                    CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+                    Bytes r = record;
+                    if (tamper) r[len - 1] ^= 1;
+                    int n = -1;
+                    const int ok = EVP_DecryptUpdate(ctx.get(), r.data(), &n, r.data(), static_cast<int>(len));
+                    if (tamper) {
+                        CHECK(ok != 1);
+                        CHECK(Bytes(r.begin() + 8, r.end() - 16) == Bytes(payload, 0));
+                        ERR_clear_error();
+                    } else {
+                        CHECK(ok == 1);
+                        CHECK(n == static_cast<int>(payload));
+                        CHECK(Bytes(r.begin() + 8, r.begin() + 8 + payload) == text);
+                    }
+                }
+            }
+        }
+    }
+}
