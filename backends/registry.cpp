@@ -9,6 +9,7 @@
 #include "testing/testing_engines.hpp"
 #endif
 #if defined(__x86_64__)
+#include "x86/ghash_x86_engines.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/x86_engines.hpp"
 #include "zhaoxin/phe_engines.hpp"
@@ -65,6 +66,11 @@ const Sm4Engine* const kSm4[] = {
     &generic::sm4,
 };
 const GhashEngine* const kGhash[] = {
+#if defined(__x86_64__)
+    &x86::ghash_vpclmul_avx512,
+    &x86::ghash_vpclmul_avx2,
+    &x86::ghash_pclmul,
+#endif
     &generic::ghash,
 };
 

@@ -24,6 +24,8 @@ constexpr FeatureName kFeatureNames[] = {
     {"vaes", &CpuFeatures::vaes},
     {"sha_ni", &CpuFeatures::sha_ni},
     {"gfni", &CpuFeatures::gfni},
+    {"pclmulqdq", &CpuFeatures::pclmulqdq},
+    {"vpclmulqdq", &CpuFeatures::vpclmulqdq},
     {"avx512f", &CpuFeatures::avx512f},
     {"avx512vl", &CpuFeatures::avx512vl},
     {"avx512bw", &CpuFeatures::avx512bw},

@@ -39,6 +39,7 @@ CpuFeatures detect_cpu() {
     const uint32_t max_leaf = l0.a;
     if (max_leaf < 1) return f;
     const Regs l1 = cpuid(1);
+    f.pclmulqdq = bit(l1.c, 1);
     f.ssse3 = bit(l1.c, 9);
     f.sse41 = bit(l1.c, 19);
     f.aesni = bit(l1.c, 25);
@@ -54,6 +55,8 @@ CpuFeatures detect_cpu() {
         // GFNI's legacy-SSE form needs no OS support; hwaccel uses the VEX
         // and EVEX forms, so it is reported with AVX state only.
         f.gfni = bit(l7.c, 8) && f.avx;
+        // Like VAES: VEX/EVEX only, so reported with AVX state only.
+        f.vpclmulqdq = bit(l7.c, 10) && f.avx;
         const bool zmm_ok = ymm_ok && os_saves_zmm();
         f.avx512f = bit(l7.b, 16) && zmm_ok;
         f.avx512dq = bit(l7.b, 17) && f.avx512f;

@@ -319,3 +319,25 @@ TEST_CASE("ghash self-test: a wrong H or a wrong Y on any checked size is caught
     }
     g_corrupt_at = ~size_t{0};
 }
+
+#if defined(__x86_64__)
+TEST_CASE("ghash registry: the engine per feature set, widest vectors first", "[ghash][registry]") {
+    auto ghash_for = [](const std::string& spec) {
+        hwaccel::CpuFeatures f;
+        std::string error;
+        INFO(spec);
+        REQUIRE(hwaccel::adjust_features(f, spec.c_str(), error));
+        return std::string(hwaccel::best_selection(f).ghash->name);
+    };
+    const std::string zen4 = "+ssse3,+sse4.1,+avx,+avx2,+aesni,+vaes,+pclmulqdq,+vpclmulqdq,"
+                             "+avx512f,+avx512vl,+avx512bw,+avx512dq";
+    CHECK(ghash_for(zen4) == "vpclmul-avx512");
+    for (const char* less : {",-avx512f", ",-avx512vl", ",-avx512bw"}) CHECK(ghash_for(zen4 + less) == "vpclmul-avx2");
+    CHECK(ghash_for(zen4 + ",-vpclmulqdq") == "pclmul");
+    CHECK(ghash_for(zen4 + ",-avx2,-avx512f") == "pclmul");
+    CHECK(ghash_for("+ssse3,+pclmulqdq") == "pclmul");  // Westmere-like: no AVX
+    CHECK(ghash_for("+pclmulqdq") == "generic");
+    CHECK(ghash_for("+ssse3,+avx,+avx2,+vpclmulqdq") == "generic");  // VPCLMULQDQ alone: never seen, not trusted
+    CHECK(ghash_for("") == "generic");
+}
+#endif

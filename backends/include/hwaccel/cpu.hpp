@@ -17,6 +17,8 @@ struct CpuFeatures {
     bool vaes = false;
     bool sha_ni = false;
     bool gfni = false;  // GF2P8AFFINE(INV)QB; VEX-encoded ymm forms need avx too
+    bool pclmulqdq = false;   // carry-less multiply, xmm (CPUID 1 ECX bit 1)
+    bool vpclmulqdq = false;  // its ymm/zmm forms (CPUID 7 ECX bit 10), with AVX state only
     // AVX-512 foundation, vector length (ymm/xmm forms), byte/word and
     // dword/qword extensions; each only when the OS saves the zmm state
     // (XCR0 bits 5-7).

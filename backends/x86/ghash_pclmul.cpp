@@ -1,0 +1,52 @@
+// GHASH with PCLMULQDQ on xmm registers (SSSE3 for the byte reversal): 8
+// blocks per reduction, Karatsuba products summed unreduced
+// (ghash_x86_clmul.hpp has the arithmetic and the key schedule).
+//
+// Only the functions marked with the target attribute use the extensions;
+// available() stays baseline x86-64, so no per-file compile flags.
+#include "x86/ghash_x86_clmul.hpp"
+#include "x86/ghash_x86_engines.hpp"
+#include "hwaccel/cpu.hpp"
+
+namespace hwaccel::x86 {
+namespace {
+
+using namespace ghash_clmul;
+
+bool available(const CpuFeatures& c) { return c.pclmulqdq && c.ssse3; }
+
+// 8 blocks per group: 24 products in flight hide PCLMULQDQ's latency, and
+// the 16 xmm registers of this encoding hold the accumulators without
+// spilling.
+constexpr size_t kGroup = 8;
+
+HWACCEL_CLMUL void update(const GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
+    if (nblocks == 0) return;
+    __m128i y = load_reversed(y_bytes);
+    while (nblocks > 0) {
+        const size_t m = nblocks < kGroup ? nblocks : kGroup;
+        Wide acc = zero_wide();
+        accumulate_blocks(acc, key, y, data, m, 0);
+        y = reduce(acc);
+        data += 16 * m;
+        nblocks -= m;
+    }
+    store_reversed(y_bytes, y);
+    clear_xmm_registers();
+}
+
+HWACCEL_CLMUL void set_key_entry(GhashKey* key, const uint8_t h[16]) {
+    set_key(key, h);
+    clear_xmm_registers();
+}
+
+}  // namespace
+
+const GhashEngine ghash_pclmul = {
+    .name = "pclmul",
+    .available = available,
+    .set_key = set_key_entry,
+    .update = update,
+};
+
+}  // namespace hwaccel::x86

@@ -1,0 +1,195 @@
+// GHASH with VPCLMULQDQ: the PCLMULQDQ engine's arithmetic
+// (ghash_x86_clmul.hpp) on 2 blocks per ymm register (vpclmul-avx2) or 4
+// per zmm register (vpclmul-avx512), 16 blocks per reduction. The table's
+// descending powers put H'^(m-i), H'^(m-i-1), ... in the lanes of one
+// 32/64-byte load at block i's slot, so a register of blocks meets its
+// powers lane for lane; the lanes' sums are folded into one xmm before the
+// single reduction of the group. A group's last 1-3 blocks use the
+// narrower registers.
+//
+// Only the functions marked with the target attributes use the extensions;
+// available() stays baseline x86-64, so no per-file compile flags.
+#include "hwaccel/cpu.hpp"
+#include "x86/ghash_x86_clmul.hpp"
+#include "x86/ghash_x86_engines.hpp"
+
+// GCC 12's AVX-512 intrinsics initialise their "undefined" pass-through
+// operands from themselves, which -Wuninitialized reports once inlined.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define HWACCEL_VPCLMUL_AVX2 "vpclmulqdq,avx2,avx,pclmul,ssse3"
+#define HWACCEL_VPCLMUL_AVX512 "vpclmulqdq,avx512f,avx512vl,avx512bw,avx2,avx,pclmul,ssse3"
+
+namespace hwaccel::x86 {
+namespace {
+
+using namespace ghash_clmul;
+
+bool avx2_available(const CpuFeatures& c) { return c.vpclmulqdq && c.pclmulqdq && c.avx2 && c.avx && c.ssse3; }
+bool avx512_available(const CpuFeatures& c) {
+    return avx2_available(c) && c.avx512f && c.avx512vl && c.avx512bw;
+}
+
+constexpr size_t kGroup = 16;  // blocks per reduction: the table's 16 powers
+
+// ------------------------------------------------------------ ymm: 2 blocks
+
+struct Wide256 {
+    __m256i lo, hi, mid;
+};
+
+#define HWACCEL_YMM_INLINE inline __attribute__((always_inline, target(HWACCEL_VPCLMUL_AVX2)))
+
+HWACCEL_YMM_INLINE __m256i load256(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+HWACCEL_YMM_INLINE void accumulate256(Wide256& acc, __m256i a, __m256i h, __m256i k) {
+    acc.lo = _mm256_xor_si256(acc.lo, _mm256_clmulepi64_epi128(a, h, 0x00));
+    acc.hi = _mm256_xor_si256(acc.hi, _mm256_clmulepi64_epi128(a, h, 0x11));
+    const __m256i a_sum = _mm256_xor_si256(a, _mm256_shuffle_epi32(a, 0x4e));
+    acc.mid = _mm256_xor_si256(acc.mid, _mm256_clmulepi64_epi128(a_sum, k, 0x00));
+}
+
+HWACCEL_YMM_INLINE __m128i fold_lanes(__m256i v) {
+    return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+
+HWACCEL_YMM_INLINE void fold_into(Wide& acc, const Wide256& w) {
+    acc.lo = _mm_xor_si128(acc.lo, fold_lanes(w.lo));
+    acc.hi = _mm_xor_si128(acc.hi, fold_lanes(w.hi));
+    acc.mid = _mm_xor_si128(acc.mid, fold_lanes(w.mid));
+}
+
+// Blocks first..m-1 of an m-block group: pairs in ymm, a last odd one in
+// xmm. y joins block 0 if first == 0.
+HWACCEL_YMM_INLINE void accumulate_pairs(Wide& acc, const GhashKey* key, __m128i y, const uint8_t* data,
+                                         size_t m, size_t first) {
+    const __m256i reverse = _mm256_broadcastsi128_si256(byte_reverse_mask());
+    Wide256 w = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    size_t i = first;
+    for (; i + 2 <= m; i += 2) {
+        __m256i x = _mm256_shuffle_epi8(load256(data + 16 * i), reverse);
+        if (i == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
+        accumulate256(w, x, load256(key->engine_data + power_slot(m, i)),
+                      load256(key->engine_data + karatsuba_slot(m, i)));
+    }
+    fold_into(acc, w);
+    accumulate_blocks(acc, key, y, data, m, i);
+}
+
+__attribute__((target(HWACCEL_VPCLMUL_AVX2))) void update_avx2(const GhashKey* key, uint8_t y_bytes[16],
+                                                               const uint8_t* data, size_t nblocks) {
+    if (nblocks == 0) return;
+    __m128i y = load_reversed(y_bytes);
+    for (; nblocks >= kGroup; nblocks -= kGroup, data += 16 * kGroup) {
+        Wide acc = zero_wide();
+        accumulate_pairs(acc, key, y, data, kGroup, 0);
+        y = reduce(acc);
+    }
+    if (nblocks > 0) {
+        Wide acc = zero_wide();
+        accumulate_pairs(acc, key, y, data, nblocks, 0);
+        y = reduce(acc);
+    }
+    store_reversed(y_bytes, y);
+    _mm256_zeroall();  // H's powers, Y and the products were in ymm0-15
+}
+
+// ------------------------------------------------------------ zmm: 4 blocks
+
+#define HWACCEL_ZMM_INLINE inline __attribute__((always_inline, target(HWACCEL_VPCLMUL_AVX512)))
+
+struct Wide512 {
+    __m512i lo, hi, mid;
+};
+
+HWACCEL_ZMM_INLINE __m512i load512(const uint8_t* p) { return _mm512_loadu_si512(p); }
+
+HWACCEL_ZMM_INLINE void accumulate512(Wide512& acc, __m512i a, __m512i h, __m512i k) {
+    acc.lo = _mm512_xor_si512(acc.lo, _mm512_clmulepi64_epi128(a, h, 0x00));
+    acc.hi = _mm512_xor_si512(acc.hi, _mm512_clmulepi64_epi128(a, h, 0x11));
+    const __m512i a_sum = _mm512_xor_si512(a, _mm512_shuffle_epi32(a, _MM_PERM_BADC));
+    acc.mid = _mm512_xor_si512(acc.mid, _mm512_clmulepi64_epi128(a_sum, k, 0x00));
+}
+
+HWACCEL_ZMM_INLINE __m128i fold_lanes512(__m512i v) {
+    const __m256i halves = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
+}
+
+// Blocks of an m-block group: fours in zmm, then the pairs path.
+HWACCEL_ZMM_INLINE void accumulate_quads(Wide& acc, const GhashKey* key, __m128i y, const uint8_t* data,
+                                         size_t m) {
+    const __m512i reverse = _mm512_broadcast_i32x4(byte_reverse_mask());
+    Wide512 w = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        __m512i x = _mm512_shuffle_epi8(load512(data + 16 * i), reverse);
+        if (i == 0) x = _mm512_xor_si512(x, _mm512_zextsi128_si512(y));
+        accumulate512(w, x, load512(key->engine_data + power_slot(m, i)),
+                      load512(key->engine_data + karatsuba_slot(m, i)));
+    }
+    acc.lo = _mm_xor_si128(acc.lo, fold_lanes512(w.lo));
+    acc.hi = _mm_xor_si128(acc.hi, fold_lanes512(w.hi));
+    acc.mid = _mm_xor_si128(acc.mid, fold_lanes512(w.mid));
+    accumulate_pairs(acc, key, y, data, m, i);
+}
+
+// zmm16-31 exist only with AVX-512; the compiler may have used them.
+HWACCEL_ZMM_INLINE void clear_upper_zmm() {
+    __asm__ volatile(
+        "vpxord %%xmm16, %%xmm16, %%xmm16\n\tvpxord %%xmm17, %%xmm17, %%xmm17\n\t"
+        "vpxord %%xmm18, %%xmm18, %%xmm18\n\tvpxord %%xmm19, %%xmm19, %%xmm19\n\t"
+        "vpxord %%xmm20, %%xmm20, %%xmm20\n\tvpxord %%xmm21, %%xmm21, %%xmm21\n\t"
+        "vpxord %%xmm22, %%xmm22, %%xmm22\n\tvpxord %%xmm23, %%xmm23, %%xmm23\n\t"
+        "vpxord %%xmm24, %%xmm24, %%xmm24\n\tvpxord %%xmm25, %%xmm25, %%xmm25\n\t"
+        "vpxord %%xmm26, %%xmm26, %%xmm26\n\tvpxord %%xmm27, %%xmm27, %%xmm27\n\t"
+        "vpxord %%xmm28, %%xmm28, %%xmm28\n\tvpxord %%xmm29, %%xmm29, %%xmm29\n\t"
+        "vpxord %%xmm30, %%xmm30, %%xmm30\n\tvpxord %%xmm31, %%xmm31, %%xmm31"
+        ::: "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
+            "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+}
+
+__attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(const GhashKey* key, uint8_t y_bytes[16],
+                                                                   const uint8_t* data, size_t nblocks) {
+    if (nblocks == 0) return;
+    __m128i y = load_reversed(y_bytes);
+    for (; nblocks >= kGroup; nblocks -= kGroup, data += 16 * kGroup) {
+        Wide acc = zero_wide();
+        accumulate_quads(acc, key, y, data, kGroup);
+        y = reduce(acc);
+    }
+    if (nblocks > 0) {
+        Wide acc = zero_wide();
+        accumulate_quads(acc, key, y, data, nblocks);
+        y = reduce(acc);
+    }
+    store_reversed(y_bytes, y);
+    clear_upper_zmm();
+    _mm256_zeroall();  // and zmm0-15 whole
+}
+
+HWACCEL_CLMUL void set_key_entry(GhashKey* key, const uint8_t h[16]) {
+    set_key(key, h);
+    clear_xmm_registers();
+}
+
+}  // namespace
+
+const GhashEngine ghash_vpclmul_avx2 = {
+    .name = "vpclmul-avx2",
+    .available = avx2_available,
+    .set_key = set_key_entry,
+    .update = update_avx2,
+};
+
+const GhashEngine ghash_vpclmul_avx512 = {
+    .name = "vpclmul-avx512",
+    .available = avx512_available,
+    .set_key = set_key_entry,
+    .update = update_avx512,
+};
+
+}  // namespace hwaccel::x86

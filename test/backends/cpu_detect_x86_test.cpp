@@ -1,0 +1,58 @@
+// x86-64 detection against the kernel's view: every feature hwaccel detects
+// must agree with the matching flag of /proc/cpuinfo (the kernel also clears
+// AVX-family flags when the OS does not save their registers, as
+// detect_x86.cpp does with XGETBV). Production detection is checked
+// (detect_cpu, not the test-adjustable cpu_features).
+#include <catch2/catch.hpp>
+
+#if defined(__x86_64__) && defined(__linux__)
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cpu/detect.hpp"  // backend internals (hwaccel_backend_internals)
+#include "hwaccel/cpu.hpp"
+
+namespace {
+
+// The "flags" line of the first processor, or empty if unreadable.
+std::set<std::string> kernel_flags() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("flags", 0) != 0) continue;
+        std::istringstream words(line.substr(line.find(':') + 1));
+        std::set<std::string> flags;
+        for (std::string w; words >> w;) flags.insert(w);
+        return flags;
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("x86 detection: each feature agrees with /proc/cpuinfo", "[cpu][detect]") {
+    const std::set<std::string> flags = kernel_flags();
+    if (flags.empty()) {
+        WARN("no /proc/cpuinfo flags: nothing to compare");
+        return;
+    }
+    const hwaccel::CpuFeatures f = hwaccel::detect_cpu();
+    const struct {
+        const char* kernel_name;
+        bool detected;
+    } features[] = {
+        {"ssse3", f.ssse3},         {"sse4_1", f.sse41},       {"avx", f.avx},
+        {"avx2", f.avx2},           {"bmi1", f.bmi1},          {"bmi2", f.bmi2},
+        {"aes", f.aesni},           {"vaes", f.vaes},          {"sha_ni", f.sha_ni},
+        {"gfni", f.gfni},           {"avx512f", f.avx512f},    {"avx512vl", f.avx512vl},
+        {"avx512bw", f.avx512bw},   {"avx512dq", f.avx512dq},  {"pclmulqdq", f.pclmulqdq},
+        {"vpclmulqdq", f.vpclmulqdq},
+    };
+    for (const auto& feature : features) {
+        INFO(feature.kernel_name);
+        CHECK(feature.detected == (flags.count(feature.kernel_name) == 1));
+    }
+}
+#endif
