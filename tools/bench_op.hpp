@@ -13,7 +13,14 @@ struct Alg {
     const char* name;   // OpenSSL's name
     bool cipher;
     bool encrypt;
+    // AEAD (SM4-GCM): each call is one whole message, as `openssl speed
+    // -aead` times it: set the IV, the text, final, the 16-byte tag (written
+    // after the text).
+    bool aead = false;
 };
+
+// The AEAD calls' IV (12 bytes, GCM's default).
+constexpr uint8_t kAeadIv[12] = {9, 10, 11, 12};
 
 // Key and IV every implementation is set up with, so their outputs can be
 // compared before they are timed.
