@@ -3,8 +3,9 @@
 // is used for one message only), tag get/set, AAD through update with a NULL
 // output, the TLS record parameters, a random IV when encryption starts
 // without one. Differences, all refusals where the default provider would
-// misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV,
-// anything after a failed tag check before the next init.
+// misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV
+// or a "tlsivgen" into an empty buffer, update or final after a failed tag
+// check (until a new IV); a new key mid-message restarts it from its IV.
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -106,11 +107,13 @@ void increment_invocation(Ctx* ctx) {
         if (++field[i] != 0) break;
 }
 
-// "tlsivgen": the explicit part of the next TLS IV, which starts a message.
+// "tlsivgen": the explicit part of the next TLS IV (its last `len` bytes,
+// at most the whole IV), which starts a message. The default provider reads
+// len 0 as "the whole IV" and writes it into the empty buffer: refused here.
 bool get_iv_gen(Ctx* ctx, uint8_t* out, size_t len) {
-    if (!ctx->iv_gen || !ctx->key_set) return false;
+    if (!ctx->iv_gen || !ctx->key_set || len == 0) return false;
     start_message(ctx);
-    if (len == 0 || len > ctx->iv_len) len = ctx->iv_len;
+    if (len > ctx->iv_len) len = ctx->iv_len;
     std::memcpy(out, ctx->iv + ctx->iv_len - len, len);
     increment_invocation(ctx);
     return true;

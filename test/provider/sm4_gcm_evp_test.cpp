@@ -622,3 +622,53 @@ TEST_CASE("SM4-GCM TLS records (tlsivfixed, tlsaad, tlsivgen/tlsivinv) equal the
         }
     }
 }
+
+TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[gcm][tls]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(77);
+    const Bytes key = rng.bytes(16), fixed = rng.bytes(4), msg = rng.bytes(50);
+    CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    Bytes f = fixed;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+    unsigned int generated = 0;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 1);  // the invocation field came from RAND
+    Bytes first(8), second(8);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, first.data()) == 1);
+    // The message under `first`: encrypt it, then the next IV is first + 1.
+    Bytes ct(msg.size()), tag(16);
+    int outl = 0;
+    REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), static_cast<int>(msg.size())) == 1);
+    REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, second.data()) == 1);
+    Bytes next = first;
+    for (int i = 7; i >= 0 && ++next[i] == 0; --i) {}
+    CHECK(second == next);
+    // An empty buffer is refused, not written.
+    unsigned char none[1] = {0xa5};
+    OSSL_PARAM empty[] = {OSSL_PARAM_construct_octet_string("tlsivgen", none, 0), OSSL_PARAM_END};
+    CHECK(EVP_CIPHER_CTX_get_params(enc.get(), empty) != 1);
+    CHECK(none[0] == 0xa5);
+    ERR_clear_error();
+    // Decryption: the fixed part, then the invocation field as received.
+    Bytes iv = fixed;
+    iv.insert(iv.end(), first.begin(), first.end());
+    CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_DecryptInit_ex2(dec.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    f = fixed;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+    Bytes inv = first;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, inv.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag.data()) == 1);
+    Bytes pt(msg.size());
+    REQUIRE(EVP_DecryptUpdate(dec.get(), pt.data(), &outl, ct.data(), static_cast<int>(ct.size())) == 1);
+    CHECK(EVP_DecryptFinal_ex(dec.get(), pt.data(), &outl) == 1);
+    CHECK(pt == msg);
+    // The same through a plain IV: the records' IV is fixed || invocation.
+    Result again = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+    CHECK(again.ok);
+}
