@@ -32,13 +32,14 @@ import tempfile
 REQUIRED = {"*": ["backend", "evp"]}
 if platform.machine() in ("x86_64", "AMD64", "amd64") and sys.platform.startswith("linux"):
     REQUIRED["sm4"] = ["backend", "evp", "ct-trace"]
-# GHASH engines reach EVP only through SM4-GCM (the sm4gcm branch adds
-# "evp" here when the provider serves it); until then the backend suite runs them.
-REQUIRED["ghash"] = ["backend"]
+# GHASH engines reach EVP only through SM4-GCM (whose branch adds "evp" here
+# once the provider serves it); until then the backend suite and the
+# constant-time checks run them.
+REQUIRED["ghash"] = ["backend"] + (["ct-trace"] if "sm4" in REQUIRED else [])
 # Suites of which at least one engine of the family must show up: valgrind's
 # virtual CPU lacks some instructions (VAES), so memcheck cannot run every
 # engine, but it must have run.
-REQUIRED_ANY = {"sm4": ["ct-memcheck"]}
+REQUIRED_ANY = {"sm4": ["ct-memcheck"], "ghash": ["ct-memcheck"]}
 
 
 def parse_engines(text):

@@ -70,7 +70,16 @@ struct Prepared {
 };
 static_assert(sizeof(Prepared) <= GhashKey::kEngineDataSize, "engine_data too small");
 
-void set_key(GhashKey* key, const uint8_t h[16]) {
+// Overwrites the stack just below the caller's frame, where the functions
+// it called before left spilled H- and Y-derived words (GPR code spills).
+// Called through a volatile pointer so it is neither inlined nor dropped.
+void burn_stack() {
+    uint8_t area[1024];
+    secure_zero(area, sizeof area);
+}
+void (*volatile const burn_stack_call)() = burn_stack;
+
+[[gnu::noinline]] void prepare(GhashKey* key, const uint8_t h[16]) {
     std::memcpy(key->h, h, 16);
     Prepared p;
     p.h_rev[0] = load_be64(h);
@@ -78,6 +87,12 @@ void set_key(GhashKey* key, const uint8_t h[16]) {
     p.h_rev[2] = p.h_rev[0] ^ p.h_rev[1];
     for (int i = 0; i < 3; ++i) p.h[i] = reverse_bits(p.h_rev[i]);
     std::memcpy(key->engine_data, &p, sizeof p);
+    secure_zero(&p, sizeof p);
+}
+
+void set_key(GhashKey* key, const uint8_t h[16]) {
+    prepare(key, h);
+    burn_stack_call();
 }
 
 // y (in this file's bit order) times H, reduced.
@@ -98,8 +113,8 @@ void multiply(uint64_t& y_lo, uint64_t& y_hi, const Prepared& p) {
     y_hi = z1 ^ z3 ^ (z3 << 1 | z2 >> 63) ^ (z3 << 2 | z2 >> 62) ^ (z3 << 7 | z2 >> 57);
 }
 
-void update(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
-    if (nblocks == 0) return;
+[[gnu::noinline]] void update_blocks(const GhashKey* key, uint8_t y[16], const uint8_t* data,
+                                     size_t nblocks) {
     Prepared p;
     std::memcpy(&p, key->engine_data, sizeof p);
     uint64_t y_lo = reverse_bits(load_be64(y)), y_hi = reverse_bits(load_be64(y + 8));
@@ -110,9 +125,13 @@ void update(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblo
     }
     store_be64(y, reverse_bits(y_lo));
     store_be64(y + 8, reverse_bits(y_hi));
-    // The stack copy of H's forms is key material.
-    volatile uint8_t* wipe = reinterpret_cast<volatile uint8_t*>(&p);
-    for (size_t i = 0; i < sizeof p; ++i) wipe[i] = 0;
+    secure_zero(&p, sizeof p);  // the stack copy of H's forms
+}
+
+void update(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
+    if (nblocks == 0) return;
+    update_blocks(key, y, data, nblocks);
+    burn_stack_call();
 }
 
 bool always(const CpuFeatures&) { return true; }

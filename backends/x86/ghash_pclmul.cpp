@@ -1,4 +1,4 @@
-// GHASH with PCLMULQDQ on xmm registers (SSSE3 for the byte reversal): 8
+// GHASH with PCLMULQDQ on xmm registers (SSSE3 for the byte reversal): 16
 // blocks per reduction, Karatsuba products summed unreduced
 // (ghash_x86_clmul.hpp has the arithmetic and the key schedule).
 //
@@ -15,19 +15,20 @@ using namespace ghash_clmul;
 
 bool available(const CpuFeatures& c) { return c.pclmulqdq && c.ssse3; }
 
-// 8 blocks per group: 24 products in flight hide PCLMULQDQ's latency, and
-// the 16 xmm registers of this encoding hold the accumulators without
-// spilling.
-constexpr size_t kGroup = 8;
+// 16 blocks per group (8 gave 7.2 GB/s at 16 KiB, 16 gives 8.7 on AMD Zen 5,
+// where the PCLMULQDQ count is then the limit): the products are summed
+// one block after another, so the group size costs no registers.
+constexpr size_t kGroup = 16;
 
 HWACCEL_CLMUL void update(const GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
     __m128i y = load_reversed(y_bytes);
     while (nblocks > 0) {
         const size_t m = nblocks < kGroup ? nblocks : kGroup;
+        const GhashKey* k = per_group(key);
         Wide acc = zero_wide();
-        accumulate_blocks(acc, key, y, data, m, 0);
-        y = reduce(acc);
+        accumulate_blocks(acc, k, data, m, 0);
+        y = finish_group(acc, k, y, m);
         data += 16 * m;
         nblocks -= m;
     }

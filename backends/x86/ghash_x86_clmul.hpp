@@ -1,6 +1,6 @@
 // What the x86 carry-less-multiply GHASH engines share (ghash_pclmul.cpp,
 // ghash_vpclmul.cpp): the field arithmetic on xmm registers, the key
-// schedule, and the aggregated update of up to 16 blocks with 128-bit
+// schedule, and the aggregated update of up to 32 blocks with 128-bit
 // registers (their tails, and the whole of the PCLMULQDQ engine).
 //
 // Representation. A block is loaded with its 16 bytes reversed, so the xmm
@@ -19,19 +19,24 @@
 // Aggregation. GHASH over blocks X_0..X_{m-1} from Y is
 //     sum_i (X_i ^ [i = 0] Y) * H^(m - i),
 // so the m products are summed unreduced (carry-less sums are XORs) and
-// reduced once per group. Each 128x128 product is Karatsuba's three
-// 64x64 products; the table keeps the XOR of each power's halves.
+// reduced once per group; Y's product is added last (finish_group). Each
+// 128x128 product is Karatsuba's three 64x64 products; the table keeps the
+// XOR of each power's halves.
 //
-// Table (GhashKey::engine_data), 16-byte slots: slot s holds H'^(16 - s)
-// (s = 0..15), then slot 16 + s the Karatsuba word of the same power in
-// both quadwords. Descending powers make the m blocks of a group (m <= 16)
-// read slots 16 - m + i: block i meets H'^(m - i), and a 32- or 64-byte
-// load at a block's slot fetches the powers of it and its next 1 or 3
-// blocks in lane order.
+// Table (GhashKey::engine_data, all 1024 bytes), 16-byte slots: slot s
+// holds H'^(32 - s) (s = 0..31), then slot 32 + s the Karatsuba word of the
+// same power in both quadwords. Descending powers make the m blocks of a
+// group (m <= 32) read slots 32 - m + i: block i meets H'^(m - i), and a
+// 32- or 64-byte load at a block's slot fetches the powers of it and its
+// next 1 or 3 blocks in lane order.
 //
 // Constant-time: no branch or address depends on H, Y or the data (the
 // group sizes depend on the block count only). H is key material: the
-// engines clear the vector registers before returning (clear_vector_registers).
+// engines clear the vector registers they used before returning, and keep
+// everything in registers: none of their functions touches the stack
+// besides the return address (GCC 12, -O2; check after changes with
+//   objdump -d -C build/backends/CMakeFiles/hwaccel_backend_objects.dir/x86/ghash_*.o | grep rsp
+// which should print nothing).
 #pragma once
 
 #include <immintrin.h>
@@ -47,7 +52,7 @@
 
 namespace hwaccel::x86::ghash_clmul {
 
-constexpr size_t kPowers = 16;
+constexpr size_t kPowers = 32;
 constexpr size_t kKaratsubaSlots = kPowers;  // first Karatsuba slot
 static_assert(16 * (kPowers + kKaratsubaSlots) <= GhashKey::kEngineDataSize, "engine_data too small");
 
@@ -127,19 +132,33 @@ HWACCEL_CLMUL inline void set_key(GhashKey* key, const uint8_t h[16]) {
     }
 }
 
+// The key pointer, made opaque to the compiler once per group: otherwise it
+// hoists the table's loads out of the loop and, short of registers, copies
+// H's powers to the stack, where they would outlive the call.
+inline const GhashKey* per_group(const GhashKey* key) {
+    __asm__("" : "+r"(key));
+    return key;
+}
+
 HWACCEL_CLMUL_INLINE __m128i load_slot(const GhashKey* key, size_t offset) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(key->engine_data + offset));
 }
 
-// Blocks first..m-1 of an m-block group (m <= 16) into acc, one per xmm;
-// y (bit-reversed) joins block 0 if first == 0.
-HWACCEL_CLMUL_INLINE void accumulate_blocks(Wide& acc, const GhashKey* key, __m128i y, const uint8_t* data,
-                                            size_t m, size_t first) {
-    for (size_t i = first; i < m; ++i) {
-        __m128i x = load_reversed(data + 16 * i);
-        if (i == 0) x = _mm_xor_si128(x, y);
-        accumulate(acc, x, load_slot(key, power_slot(m, i)), load_slot(key, karatsuba_slot(m, i)));
-    }
+// Blocks first..m-1 of an m-block group (m <= kPowers) into acc, one per xmm.
+HWACCEL_CLMUL_INLINE void accumulate_blocks(Wide& acc, const GhashKey* key, const uint8_t* data, size_t m,
+                                            size_t first) {
+    for (size_t i = first; i < m; ++i)
+        accumulate(acc, load_reversed(data + 16 * i), load_slot(key, power_slot(m, i)),
+                   load_slot(key, karatsuba_slot(m, i)));
+}
+
+// Ends an m-block group whose data products are in acc: the new Y. Y's own
+// product, (X_0 ^ Y) * H^m = X_0 * H^m ^ Y * H^m, joins last, so the data's
+// products do not wait for the previous group: only this product, the
+// Karatsuba combination and the reduction lie on the chain from Y to Y.
+HWACCEL_CLMUL_INLINE __m128i finish_group(Wide acc, const GhashKey* key, __m128i y, size_t m) {
+    accumulate(acc, y, load_slot(key, power_slot(m, 0)), load_slot(key, karatsuba_slot(m, 0)));
+    return reduce(acc);
 }
 
 // Zeroes xmm0-15 (legacy SSE encoding, so any x86-64 CPU), where H's

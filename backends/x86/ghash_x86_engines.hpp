@@ -7,11 +7,11 @@
 
 namespace hwaccel::x86 {
 
-// ghash_vpclmul.cpp: VPCLMULQDQ, 16 blocks per reduction; 4 blocks per zmm
+// ghash_vpclmul.cpp: VPCLMULQDQ, 32 blocks per reduction; 4 blocks per zmm
 // (AVX-512 F/VL/BW) or 2 per ymm (AVX2).
 extern const GhashEngine ghash_vpclmul_avx512;
 extern const GhashEngine ghash_vpclmul_avx2;
-// ghash_pclmul.cpp: PCLMULQDQ + SSSE3, xmm, 8 blocks per reduction.
+// ghash_pclmul.cpp: PCLMULQDQ + SSSE3, xmm, 16 blocks per reduction.
 extern const GhashEngine ghash_pclmul;
 
 }  // namespace hwaccel::x86

@@ -341,3 +341,26 @@ TEST_CASE("ghash registry: the engine per feature set, widest vectors first", "[
     CHECK(ghash_for("") == "generic");
 }
 #endif
+
+TEST_CASE("ghash registry: overrides name the family ghash", "[ghash][registry]") {
+    const hwaccel::CpuFeatures none{};
+    hwaccel::Selection s = hwaccel::best_selection(none);
+    std::string error;
+    hwaccel::Forced forced;
+    CHECK(hwaccel::apply_overrides(s, "ghash=generic", none, error, &forced));
+    CHECK(forced.ghash);
+    CHECK_FALSE(forced.sm4);
+    CHECK(std::string(s.ghash->name) == "generic");
+    CHECK_FALSE(hwaccel::apply_overrides(s, "ghash=nonesuch", none, error));
+    CHECK_THAT(error, Catch::StartsWith("unknown engine 'nonesuch' for ghash (known: "));
+#if defined(__x86_64__)
+    CHECK_FALSE(hwaccel::apply_overrides(s, "ghash=pclmul", none, error));
+    CHECK_THAT(error, Catch::Contains("not supported by this CPU"));
+    hwaccel::CpuFeatures clmul;
+    REQUIRE(hwaccel::adjust_features(clmul, "+ssse3,+pclmulqdq", error));
+    hwaccel::Selection c = hwaccel::best_selection(clmul);
+    CHECK(hwaccel::apply_overrides(c, "all=generic", clmul, error));
+    CHECK(std::string(c.ghash->name) == "generic");
+    CHECK_THAT(hwaccel::describe(c), Catch::EndsWith(",ghash=generic"));
+#endif
+}

@@ -15,6 +15,10 @@
 // very inline function the provider calls) over a decrypted block marked
 // secret: every case of pkcs7_unpad_cases.hpp.
 //
+// And every GHASH engine (the family serving SM4-GCM): set_key with H
+// secret, update with H, Y and the data secret, at each engine's group sizes
+// and tails.
+//
 // Built a second time with SM4_CT_DELIBERATE_LEAK (sm4_ct_leak): it then also
 // does a table lookup indexed by a secret byte, which memcheck must report;
 // the CTest entries assert that it does, so a check that cannot fail would
@@ -95,6 +99,24 @@ void check_engine(const hwaccel::Sm4Engine& e) {
         std::memcpy(back, pt, 16 * n);
         e.ecb(&k, hwaccel::Sm4Direction::kEncrypt, back, back, n);
         publish(back, 16 * n);
+    }
+    publish(&k, sizeof k);
+}
+
+void check_ghash(const hwaccel::GhashEngine& e) {
+    static uint8_t h[16], y[16], data[16 * kMaxBlocks];
+    hwaccel::GhashKey k;
+    fill(h, sizeof h, 11);
+    secret(h, sizeof h);
+    e.set_key(&k, h);
+    const size_t counts[] = {0, 1, 2, 3, 7, 8, 9, 16, 17, 35, kMaxBlocks};
+    for (size_t n : counts) {
+        fill(y, sizeof y, 12);
+        fill(data, sizeof data, 13);
+        secret(y, sizeof y);
+        secret(data, sizeof data);
+        e.update(&k, y, data, n);
+        publish(y, sizeof y);
     }
     publish(&k, sizeof k);
 }
@@ -191,6 +213,15 @@ int main() {
 #ifndef SM4_CT_DELIBERATE_LEAK
         // The engine manifest: only a run under memcheck checks anything.
         if (RUNNING_ON_VALGRIND) hwaccel::test::record_engine("sm4", e->name, "ct-memcheck");
+#endif
+    }
+    for (const hwaccel::GhashEngine* e : hwaccel::ghash_engines()) {
+        if (!e->available(hwaccel::cpu_features())) continue;
+        check_ghash(*e);
+        std::printf("ghash engine %s checked\n", e->name);
+        ++checked;
+#ifndef SM4_CT_DELIBERATE_LEAK
+        if (RUNNING_ON_VALGRIND) hwaccel::test::record_engine("ghash", e->name, "ct-memcheck");
 #endif
     }
     const int unpad_wrong = check_unpad();

@@ -49,6 +49,10 @@
 // assert that they are. With --native the calls run without tracing, to show
 // that the leak variant's failure is the check's finding, not a crash.
 //
+// The GHASH engines (the family serving SM4-GCM) are traced the same way:
+// set_key with H secret, and update with H, Y and the data secret, at the
+// block counts where their code paths change (kGhash*Counts).
+//
 // Usage: sm4_ct_trace [--native] [engine ...]   (default: every engine)
 // Where ptrace is not permitted the check FAILS, unless HWACCEL_ALLOW_CT_SKIP=1
 // says a skip is acceptable: then it exits 77 (CTest's SKIP_RETURN_CODE).
@@ -193,6 +197,17 @@ const std::vector<size_t> kPortableCounts = {2};
 constexpr size_t kPortableBitsliced = 0;
 const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCounts, kGfniAvx512Counts;
 #endif
+// GHASH: the portable engine one block at a time (1 block, then the loop:
+// 2; ~1300 steps a block); the CLMUL engines' groups (16 blocks in xmm, 32
+// in ymm pairs or zmm quads) and each kind of tail: quads, pairs, single
+// blocks (1, 3, 7, 16, 35).
+#ifndef SM4_CT_TRACE_DELIBERATE_LEAK
+const std::vector<size_t> kGhashPortableCounts = {1, 2};
+const std::vector<size_t> kGhashClmulCounts = {1, 3, 7, 16, 35};
+#else
+const std::vector<size_t> kGhashPortableCounts = {2};
+const std::vector<size_t> kGhashClmulCounts = {2};
+#endif
 
 // --- what is traced -------------------------------------------------------------
 
@@ -200,7 +215,9 @@ enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_
                 // The provider's mode code (sm4_modes.cpp) over the engine.
                 mode_cbc_enc, mode_cbc_dec, mode_cfb_enc, mode_cfb_dec, mode_ofb, mode_ctr,
                 // The provider's PKCS#7 unpad: no engine (Job::engine null).
-                pkcs7_unpad };
+                pkcs7_unpad,
+                // A GHASH engine's members (Job::ghash).
+                ghash_set_key, ghash_update };
 constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb};
@@ -227,6 +244,8 @@ const char* fn_name(Fn f) {
         case Fn::mode_ofb: return "sm4_ofb";
         case Fn::mode_ctr: return "sm4_ctr";
         case Fn::pkcs7_unpad: return "pkcs7_unpad";
+        case Fn::ghash_set_key: return "set_key";
+        case Fn::ghash_update: return "update";
     }
     return "?";
 }
@@ -237,7 +256,9 @@ bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc && f <= Fn::mode_ctr; }
 // whole blocks and ends a few bytes into the next one (Job::tail_bytes).
 bool is_stream_mode(Fn f) { return is_mode(f) && f != Fn::mode_cbc_enc && f != Fn::mode_cbc_dec; }
 constexpr size_t kWarmUpBytes = 5;
-bool takes_count(Fn f) { return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad; }
+bool takes_count(Fn f) {
+    return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad && f != Fn::ghash_set_key;
+}
 // The fused serial modes run one block after another through the same code
 // (~900 steps a block): one and three blocks show the first block and the
 // block-to-block path.
@@ -264,6 +285,7 @@ struct Job {
     int runs;           // secrets compared: x, ~x and runs - 2 random ones
     bool bare = false;  // mode functions: over a copy of the engine without optional members
     size_t tail_bytes = 3;  // stream mode functions: bytes past the whole blocks
+    const hwaccel::GhashEngine* ghash = nullptr;  // GHASH jobs (engine null)
 };
 
 // The engine a job runs: for bare jobs a copy without the optional fused
@@ -293,6 +315,8 @@ struct Buffers {
     alignas(64) uint8_t out[16 * kMaxBlocks];
     alignas(64) uint8_t counter_or_iv[16];
     alignas(64) hwaccel::Sm4State state;  // the mode functions' context
+    alignas(64) hwaccel::GhashKey ghash_key;
+    alignas(64) uint8_t ghash_y[16];
     alignas(64) uint8_t stack[1 << 20];
 };
 Buffers buffers;
@@ -335,6 +359,13 @@ int unpad_case_of(const Job& job, int run) {
 // differ between runs; public data is the same in all.
 void prepare(const Job& job, size_t job_index, int run) {
     Buffers& b = buffers;
+    if (job.ghash) {  // H (in user_key), Y and the data all secret
+        fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
+        fill_secret(b.in, sizeof b.in, job_index, run, 2);
+        fill_secret(b.ghash_y, sizeof b.ghash_y, job_index, run, 3);
+        if (job.fn != Fn::ghash_set_key) job.ghash->set_key(&b.ghash_key, b.user_key);
+        return;
+    }
     if (job.fn == Fn::pkcs7_unpad) {  // the decrypted block: secret filler, then the case's padding
         fill_secret(b.in, 16, job_index, run, 2);
         hwaccel::test::make_unpad_block(hwaccel::test::unpad_case(unpad_case_of(job, run)), b.in);
@@ -395,6 +426,14 @@ void run_job(const void* arg) {
         std::memcpy(b.out + 8, &len, sizeof len);
         return;
     }
+    if (job.fn == Fn::ghash_set_key) job.ghash->set_key(&b.ghash_key, b.user_key);
+    if (job.fn == Fn::ghash_update) job.ghash->update(&b.ghash_key, b.ghash_y, b.in, job.blocks);
+    if (job.ghash) {
+#ifdef SM4_CT_TRACE_DELIBERATE_LEAK
+        sm4_ct_deliberate_leak(b.user_key);
+#endif
+        return;
+    }
     const hwaccel::Sm4Engine& e = engine_of(job);
     hwaccel::Sm4State& st = b.state;
     const size_t bytes = (16 - kWarmUpBytes) + 16 * job.blocks + job.tail_bytes;
@@ -417,6 +456,7 @@ void run_job(const void* arg) {
         case Fn::mode_ofb: hwaccel::sm4_ofb(st, b.out, stream_in, bytes); break;
         case Fn::mode_ctr: hwaccel::sm4_ctr(st, b.out, stream_in, bytes); break;
         case Fn::pkcs7_unpad: break;  // above
+        case Fn::ghash_set_key: case Fn::ghash_update: break;  // above
     }
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
     sm4_ct_deliberate_leak(b.user_key);
@@ -880,6 +920,9 @@ std::vector<Job> jobs_for(const hwaccel::Sm4Engine& e) {
     return jobs;
 }
 
+std::vector<const hwaccel::GhashEngine*> ghash_checked;  // set by main
+void add_ghash_jobs(std::vector<Job>& jobs, const std::vector<const hwaccel::GhashEngine*>& engines);
+
 std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines) {
     std::vector<Job> jobs;
     for (const hwaccel::Sm4Engine* e : engines)
@@ -891,7 +934,34 @@ std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines)
         const int runs = 1 + std::min(per_job, hwaccel::test::kUnpadCases - first);
         jobs.push_back({nullptr, Fn::pkcs7_unpad, static_cast<size_t>(first), runs});
     }
+    add_ghash_jobs(jobs, ghash_checked);
     return jobs;
+}
+
+// The GHASH jobs: set_key, then update at each count, with kExtraSecrets
+// more random secrets at one block, and for the portable set_key (the CLMUL
+// engines' set_key is straight-line code of ~1000 steps).
+void add_ghash_jobs(std::vector<Job>& jobs, const std::vector<const hwaccel::GhashEngine*>& engines) {
+    const hwaccel::GhashEngine* portable = *(hwaccel::ghash_engines().end() - 1);
+    for (const hwaccel::GhashEngine* e : engines) {
+        const int more = kFullCheck ? kMaxRuns : 2;
+        jobs.push_back({nullptr, Fn::ghash_set_key, 1, e == portable ? more : 2, false, 0, e});
+        for (size_t n : e == portable ? kGhashPortableCounts : kGhashClmulCounts)
+            jobs.push_back({nullptr, Fn::ghash_update, n, n == 1 ? more : 2, false, 0, e});
+    }
+}
+
+// The GHASH engines named on the command line (all if none) that this CPU runs.
+std::vector<const hwaccel::GhashEngine*> ghash_engines_to_check(const std::vector<std::string>& names) {
+    std::vector<const hwaccel::GhashEngine*> engines;
+    for (const hwaccel::GhashEngine* e : hwaccel::ghash_engines()) {
+        bool named = names.empty();
+        for (const std::string& n : names) named |= n == e->name || "ghash:" + std::string(e->name) == n;
+        if (!named) continue;
+        if (e->available(hwaccel::cpu_features())) engines.push_back(e);
+        else std::printf("ghash engine %s: not supported by this CPU, not checked\n", e->name);
+    }
+    return engines;
 }
 
 // Those named on the command line (all if none) that this CPU can run.
@@ -945,18 +1015,22 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
     std::vector<Trace> traces;
     int failed = 0;
     uint64_t total_steps = 0;
+    // Jobs are grouped by engine: an SM4 engine, a GHASH engine, or neither (unpad).
+    auto owner = [](const Job& j) { return j.ghash ? static_cast<const void*>(j.ghash) : j.engine; };
     for (size_t i = 0; i < jobs.size();) {
         const hwaccel::Sm4Engine* e = jobs[i].engine;
-        const char* name = e ? e->name : "provider";
+        const hwaccel::GhashEngine* g = jobs[i].ghash;
+        const void* group = owner(jobs[i]);
+        const char* name = g ? g->name : e ? e->name : "provider";
         uint64_t engine_steps = 0;
         int engine_failed = 0;
-        while (i < jobs.size() && jobs[i].engine == e) {
+        while (i < jobs.size() && owner(jobs[i]) == group) {
             // One line per function: its calls over all block counts.
             const Fn f = jobs[i].fn;
             const bool bare = jobs[i].bare;
             uint64_t steps = 0, data_steps = 0;
             int calls = 0, bad = 0, secrets = 0;
-            for (; i < jobs.size() && jobs[i].engine == e && jobs[i].fn == f && jobs[i].bare == bare; ++i) {
+            for (; i < jobs.size() && owner(jobs[i]) == group && jobs[i].fn == f && jobs[i].bare == bare; ++i) {
                 const Job& job = jobs[i];
                 const Result r = trace(job, i, traces);
                 steps += r.steps;
@@ -986,20 +1060,20 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
             engine_steps += steps;
             engine_failed += bad;
         }
-        std::printf("%s%s: %s, %llu steps compared\n", e ? "sm4 engine " : "PKCS#7 unpad in the ", name,
+        std::printf("%s%s: %s, %llu steps compared\n", g ? "ghash engine " : e ? "sm4 engine " : "PKCS#7 unpad in the ", name,
                     engine_failed ? "FAILED" : "no secret-dependent branch or address",
                     static_cast<unsigned long long>(engine_steps));
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
-        if (e && !engine_failed) hwaccel::test::record_engine("sm4", e->name, "ct-trace");  // the engine manifest
+        if (group && !engine_failed) hwaccel::test::record_engine(g ? "ghash" : "sm4", name, "ct-trace");  // the engine manifest
 #endif
         total_steps += engine_steps;
         failed += engine_failed;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%zu engine(s), %llu steps compared, %llu recorded in %.1f s, %d failing call(s)\n",
-                engines.size(), static_cast<unsigned long long>(total_steps),
+                engines.size() + ghash_checked.size(), static_cast<unsigned long long>(total_steps),
                 static_cast<unsigned long long>(recorded_steps), secs, failed);
-    return failed || engines.empty() ? 1 : 0;
+    return failed || (engines.empty() && ghash_checked.empty()) ? 1 : 0;
 }
 
 // The seed of every secret: HWACCEL_CT_SEED (hex or decimal) reproduces a
@@ -1044,6 +1118,7 @@ int main(int argc, char** argv) {
     run_seed = choose_seed();
     make_bare_copies();
     const std::vector<const hwaccel::Sm4Engine*> engines = engines_to_check(names);
+    ghash_checked = ghash_engines_to_check(names);
     if (native) return run_native(engines);
     try {
         return run_traced(engines);
