@@ -30,6 +30,7 @@ void build_algorithm_tables(ProvCtx& prov) {
         entry(names::kSm4Ofb, sm4_ofb_functions()),
         entry(names::kSm4Ctr, sm4_ctr_functions()),
         entry(names::kSm4Ccm, sm4_ccm_functions()),
+        entry(names::kSm4Gcm, sm4_gcm_functions()),
         {nullptr, nullptr, nullptr, nullptr},
     };
 }

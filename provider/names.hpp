@@ -21,5 +21,7 @@ inline constexpr const char kSm4Ofb[] = "SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.
 inline constexpr const char kSm4Cfb[] = "SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4";
 inline constexpr const char kSm4Ctr[] = "SM4-CTR:1.2.156.10197.1.104.7";
 inline constexpr const char kSm4Ccm[] = "SM4-CCM:1.2.156.10197.1.104.9";
+// OpenSSL 3.6/4.0 (3.0 has no SM4-GCM).
+inline constexpr const char kSm4Gcm[] = "SM4-GCM:1.2.156.10197.1.104.8";
 
 }  // namespace hwaccel::names

@@ -3,7 +3,8 @@
 # need and this machine lacks. Safe to run again: installed packages are skipped.
 set -euo pipefail
 # clang-14 and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh).
-# libgcrypt20-dev: scripts/bench.py's libgcrypt column.
+# libgcrypt20-dev: scripts/bench.py's libgcrypt column, and the SM4-GCM
+# differential test's reference on OpenSSL 3.0 (test/provider/sm4_gcm_evp_test.cpp).
 packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox
           clang-14 libclang-rt-14-dev libgcrypt20-dev)
 missing=()

@@ -13,13 +13,16 @@ struct Alg {
     const char* name;   // OpenSSL's name
     bool cipher;
     bool encrypt;
-    // CCM: each call is one whole message (nonce, length, payload, final,
-    // tag), the calls `openssl speed -evp` makes for CCM; output: payload || tag.
+    // AEAD (SM4-GCM, SM4-CCM): each call is one whole message, the calls
+    // `openssl speed` makes for them: the IV or nonce (CCM: and the length),
+    // the text, final, the 16-byte tag; output: text || tag.
     bool aead = false;
 };
 
-// The AEAD setup: RFC 8998's 12-byte nonce (IV's first bytes) and 16-byte tag.
+// CCM's nonce: RFC 8998's 12 bytes (kIv's first bytes); GCM's IV: kAeadIv
+// (12 bytes, its default). Tags: 16 bytes.
 constexpr size_t kAeadNonceLen = 12, kAeadTagLen = 16;
+constexpr uint8_t kAeadIv[12] = {9, 10, 11, 12};
 
 // Key and IV every implementation is set up with, so their outputs can be
 // compared before they are timed.

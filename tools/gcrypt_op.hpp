@@ -46,7 +46,9 @@ public:
         if (a.cipher) {
             const int mode = cipher_mode(a.label);
             ok_ = mode != 0 && open_sm4(mode) && gcry_cipher_setkey(cipher_, kKey, 16) == 0;
-            if (ok_ && mode == GCRY_CIPHER_MODE_CTR) ok_ = gcry_cipher_setctr(cipher_, kIv, 16) == 0;
+            if (ok_ && mode == GCRY_CIPHER_MODE_GCM) {
+                // IV per call (run)
+            } else if (ok_ && mode == GCRY_CIPHER_MODE_CTR) ok_ = gcry_cipher_setctr(cipher_, kIv, 16) == 0;
             else if (ok_ && mode != GCRY_CIPHER_MODE_ECB) ok_ = gcry_cipher_setiv(cipher_, kIv, 16) == 0;
         } else {
             algo_ = md_algo(a.label);
@@ -61,6 +63,13 @@ public:
     }
     bool ok() const override { return ok_; }
     void run(const uint8_t* in, size_t len, uint8_t* out) override {
+        if (alg_.aead) {
+            gcry_cipher_setiv(cipher_, kAeadIv, sizeof kAeadIv);
+            gcry_cipher_final(cipher_);
+            gcry_cipher_encrypt(cipher_, out, len, in, len);
+            gcry_cipher_gettag(cipher_, out + len, 16);
+            return;
+        }
         if (alg_.cipher) {
             if (alg_.encrypt) gcry_cipher_encrypt(cipher_, out, len, in, len);
             else gcry_cipher_decrypt(cipher_, out, len, in, len);
@@ -75,7 +84,9 @@ public:
             std::memcpy(out, gcry_md_read(md_, algo_), digest_len_);
         }
     }
-    size_t out_len(size_t len) const override { return alg_.cipher ? len : digest_len_; }
+    size_t out_len(size_t len) const override {
+        return alg_.aead ? len + 16 : alg_.cipher ? len : digest_len_;
+    }
 
 private:
     static int md_algo(const char* label) {
@@ -96,7 +107,7 @@ private:
             {"sm4-ecb", GCRY_CIPHER_MODE_ECB}, {"sm4-cbc", GCRY_CIPHER_MODE_CBC},
             {"sm4-cbc-dec", GCRY_CIPHER_MODE_CBC}, {"sm4-cfb", GCRY_CIPHER_MODE_CFB},
             {"sm4-cfb-dec", GCRY_CIPHER_MODE_CFB}, {"sm4-ofb", GCRY_CIPHER_MODE_OFB},
-            {"sm4-ctr", GCRY_CIPHER_MODE_CTR},
+            {"sm4-ctr", GCRY_CIPHER_MODE_CTR}, {"sm4-gcm", GCRY_CIPHER_MODE_GCM},
         };
         for (const auto& m : kModes)
             if (std::strcmp(m.label, label) == 0) return m.mode;

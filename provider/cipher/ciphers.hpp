@@ -11,5 +11,6 @@ const OSSL_DISPATCH* sm4_cfb_functions();
 const OSSL_DISPATCH* sm4_ofb_functions();
 const OSSL_DISPATCH* sm4_ctr_functions();
 const OSSL_DISPATCH* sm4_ccm_functions();
+const OSSL_DISPATCH* sm4_gcm_functions();
 
 }  // namespace hwaccel

@@ -1,0 +1,208 @@
+#include "cipher/sm4_gcm_mode.hpp"
+
+#include <cstring>
+
+#include "hwaccel/bytes.hpp"
+
+namespace hwaccel {
+namespace {
+
+constexpr size_t kBlock = 16;
+// Blocks per fused CTR+GHASH pass: 4 KiB, written by CTR and read back by
+// GHASH while still in L1.
+constexpr size_t kFusedBlocks = 256;
+// Blocks per pass of the CTR fallback for engines without a fused ctr.
+constexpr size_t kFallbackBlocks = 32;
+
+void inc32(uint8_t counter[16]) { store_be32(counter + 12, load_be32(counter + 12) + 1); }
+
+void ctr32_fallback(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
+                    uint8_t counter[16]) {
+    uint8_t stream[kFallbackBlocks * kBlock];
+    while (nblocks != 0) {
+        const size_t n = nblocks < kFallbackBlocks ? nblocks : kFallbackBlocks;
+        for (size_t i = 0; i < n; ++i) {
+            std::memcpy(stream + i * kBlock, counter, kBlock);
+            inc32(counter);
+        }
+        s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, stream, stream, n);
+        for (size_t i = 0; i < n * kBlock; ++i) out[i] = in[i] ^ stream[i];
+        in += n * kBlock;
+        out += n * kBlock;
+        nblocks -= n;
+    }
+    secure_zero(stream, sizeof stream);
+}
+
+// GHASH over a partial block zero-padded to 16 bytes (GCM's padding).
+void ghash_padded(Sm4GcmState& s, const uint8_t* data, size_t len) {
+    uint8_t block[kBlock] = {};
+    std::memcpy(block, data, len);
+    s.ghash->update(&s.hash_key, s.y, block, 1);
+    secure_zero(block, sizeof block);
+}
+
+// AAD ends where text (or the tag) begins: its partial block is padded.
+void close_aad(Sm4GcmState& s) {
+    if (s.text_started) return;
+    if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
+    secure_zero(s.pending, sizeof s.pending);
+    s.pending_len = 0;
+    s.text_started = true;
+}
+
+enum class Way { kEncrypt, kDecrypt };
+
+// Both directions share everything but the order of CTR and GHASH over whole
+// blocks, and which side of the XOR is ciphertext.
+bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len) {
+    if (len > kGcmMaxTextBytes - s.text_len) return false;
+    close_aad(s);
+    s.text_len += len;
+    // Finish the block a previous call began: its keystream is waiting.
+    if (s.pending_len != 0) {
+        while (len != 0 && s.pending_len < kBlock) {
+            const uint8_t c_in = *in++;
+            const uint8_t c_out = static_cast<uint8_t>(c_in ^ s.keystream[s.pending_len]);
+            *out++ = c_out;
+            s.pending[s.pending_len++] = way == Way::kEncrypt ? c_out : c_in;
+            --len;
+        }
+        if (s.pending_len == kBlock) {
+            s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+            s.pending_len = 0;
+        }
+    }
+    size_t nblocks = len / kBlock;
+    while (nblocks != 0) {
+        const size_t n = nblocks < kFusedBlocks ? nblocks : kFusedBlocks;
+        if (way == Way::kDecrypt) s.ghash->update(&s.hash_key, s.y, in, n);
+        sm4_gcm_ctr32(s, out, in, n, s.counter);
+        if (way == Way::kEncrypt) s.ghash->update(&s.hash_key, s.y, out, n);
+        in += n * kBlock;
+        out += n * kBlock;
+        nblocks -= n;
+    }
+    const size_t tail = len % kBlock;
+    if (tail != 0) {
+        s.sm4->encrypt_block(&s.key, s.keystream, s.counter);
+        inc32(s.counter);
+        for (size_t i = 0; i < tail; ++i) {
+            const uint8_t c_in = in[i];
+            const uint8_t c_out = static_cast<uint8_t>(c_in ^ s.keystream[i]);
+            out[i] = c_out;
+            s.pending[i] = way == Way::kEncrypt ? c_out : c_in;
+        }
+        s.pending_len = tail;
+    }
+    return true;
+}
+
+}  // namespace
+
+void sm4_gcm_ctr32(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
+                   uint8_t counter[16]) {
+    while (nblocks != 0) {
+        // Blocks before the low word wraps to zero: the engine's 128-bit
+        // counter would carry into the upper 96 bits there.
+        const uint64_t room = (uint64_t{1} << 32) - load_be32(counter + 12);
+        const size_t n = nblocks < room ? nblocks : static_cast<size_t>(room);
+        if (s.sm4->ctr == nullptr) {
+            ctr32_fallback(s, out, in, n, counter);
+        } else {
+            uint8_t upper[12];
+            std::memcpy(upper, counter, sizeof upper);
+            s.sm4->ctr(&s.key, out, in, n, counter);
+            std::memcpy(counter, upper, sizeof upper);  // inc32 never touches them
+        }
+        in += n * kBlock;
+        out += n * kBlock;
+        nblocks -= n;
+    }
+}
+
+void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash) {
+    s.sm4 = sm4;
+    s.ghash = ghash;
+}
+
+void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
+    s.sm4->set_key(&s.key, key);
+    uint8_t h[kBlock] = {};
+    s.sm4->encrypt_block(&s.key, h, h);
+    s.ghash->set_key(&s.hash_key, h);
+    secure_zero(h, sizeof h);
+}
+
+void sm4_gcm_forget_message(Sm4GcmState& s) {
+    secure_zero(s.j0, sizeof s.j0);
+    secure_zero(s.counter, sizeof s.counter);
+    secure_zero(s.y, sizeof s.y);
+    secure_zero(s.keystream, sizeof s.keystream);
+    secure_zero(s.pending, sizeof s.pending);
+    s.pending_len = 0;
+    s.aad_len = 0;
+    s.text_len = 0;
+    s.text_started = false;
+}
+
+void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
+    sm4_gcm_forget_message(s);
+    if (iv_len == 12) {
+        std::memcpy(s.j0, iv, 12);
+        s.j0[15] = 1;
+    } else {
+        // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64), into y (zero) then moved.
+        const size_t whole = iv_len / kBlock;
+        s.ghash->update(&s.hash_key, s.y, iv, whole);
+        if (iv_len % kBlock != 0) ghash_padded(s, iv + whole * kBlock, iv_len % kBlock);
+        uint8_t lengths[kBlock] = {};
+        store_be64(lengths + 8, static_cast<uint64_t>(iv_len) * 8);
+        s.ghash->update(&s.hash_key, s.y, lengths, 1);
+        std::memcpy(s.j0, s.y, kBlock);
+        secure_zero(s.y, sizeof s.y);
+    }
+    std::memcpy(s.counter, s.j0, kBlock);
+    inc32(s.counter);
+}
+
+bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
+    if (s.text_started || len > kGcmMaxAadBytes - s.aad_len) return false;
+    s.aad_len += len;
+    if (s.pending_len != 0) {
+        const size_t take = len < kBlock - s.pending_len ? len : kBlock - s.pending_len;
+        std::memcpy(s.pending + s.pending_len, aad, take);
+        s.pending_len += take;
+        aad += take;
+        len -= take;
+        if (s.pending_len < kBlock) return true;
+        s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+        s.pending_len = 0;
+    }
+    const size_t whole = len / kBlock;
+    if (whole != 0) s.ghash->update(&s.hash_key, s.y, aad, whole);
+    s.pending_len = len % kBlock;
+    if (s.pending_len != 0) std::memcpy(s.pending, aad + whole * kBlock, s.pending_len);
+    return true;
+}
+
+bool sm4_gcm_encrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len) {
+    return crypt(s, Way::kEncrypt, out, in, len);
+}
+
+bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len) {
+    return crypt(s, Way::kDecrypt, out, in, len);
+}
+
+void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
+    if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
+    uint8_t lengths[kBlock];
+    store_be64(lengths, s.aad_len * 8);
+    store_be64(lengths + 8, s.text_len * 8);
+    s.ghash->update(&s.hash_key, s.y, lengths, 1);
+    s.sm4->encrypt_block(&s.key, tag, s.j0);
+    for (size_t i = 0; i < kBlock; ++i) tag[i] ^= s.y[i];
+    sm4_gcm_forget_message(s);
+}
+
+}  // namespace hwaccel

@@ -1,0 +1,63 @@
+// GCM over SM4 (NIST SP 800-38D) on an SM4 engine and a GHASH engine.
+// OpenSSL-free, so backend-level tests can drive it; EVP rules (IV states,
+// tags as parameters, TLS records) live in sm4_gcm.cpp.
+//
+// One message at a time: set_iv, any number of aad calls, any number of
+// encrypt/decrypt calls (AAD only before the first text byte), then tag.
+// Large texts run CTR and GHASH over the same 4 KiB chunk while it is in L1
+// (encryption: CTR then GHASH of the ciphertext; decryption: GHASH first), so
+// a message makes about one pass over memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel {
+
+struct Sm4GcmState {
+    const Sm4Engine* sm4;
+    const GhashEngine* ghash;
+    Sm4Key key;
+    GhashKey hash_key;   // H = E_K(0^128)
+    uint8_t j0[16];      // the pre-counter block; E_K(J0) masks the tag
+    uint8_t counter[16]; // the next counter block (inc32 of the last used)
+    uint8_t y[16];       // GHASH's running value
+    uint8_t keystream[16];  // the current text block's keystream
+    uint8_t pending[16];    // AAD or ciphertext bytes of a partial GHASH block
+    size_t pending_len;     // 0..15; while text runs also the keystream bytes used
+    uint64_t aad_len;       // bytes so far
+    uint64_t text_len;
+    bool text_started;      // AAD is closed
+};
+
+// SP 800-38D's limits (bits: text 2^39 - 256, AAD 2^64 - 1), as OpenSSL's
+// gcm128.c applies them in bytes.
+constexpr uint64_t kGcmMaxTextBytes = (uint64_t{1} << 36) - 32;
+constexpr uint64_t kGcmMaxAadBytes = uint64_t{1} << 61;
+
+void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash);
+// Key schedule and H. Leaves any message in progress undefined: set_iv next.
+void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]);
+// Starts a message: J0 from an IV of any length >= 1 (12 bytes: IV || 0^31 || 1;
+// otherwise GHASH of the padded IV and its bit length).
+void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len);
+// False (nothing changed) after text has started or past the AAD limit.
+bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len);
+// False (nothing written or changed) past the text limit. in == out is fine.
+bool sm4_gcm_encrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len);
+bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len);
+// The full 16-byte tag of the message; the message's state is wiped (the key
+// stays): set_iv before the next message.
+void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]);
+// Wipes the message state (J0, counter, Y, keystream, pending bytes).
+void sm4_gcm_forget_message(Sm4GcmState& s);
+
+// GCM's counter over nblocks whole blocks: inc32 (the low 32 bits wrap
+// without carrying into the upper 96), built on the engine's 128-bit ctr.
+// Exposed for its unit test.
+void sm4_gcm_ctr32(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
+                   uint8_t counter[16]);
+
+}  // namespace hwaccel

@@ -1,0 +1,674 @@
+// SM4-GCM through EVP: OpenSSL 4.0's vectors (RFC 8998's example), the
+// parameter lists of the default provider of 3.6/4.0, and a differential test
+// over every SM4 and GHASH engine against a reference: the default provider's
+// SM4-GCM where the running OpenSSL has one (3.6 and later), otherwise
+// libgcrypt's GCM over SM4 (OpenSSL 3.0) when the suite was built with it.
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <climits>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#ifdef HWACCEL_TEST_GCRYPT
+#include <gcrypt.h>
+#endif
+
+#include "hwaccel/cpu.hpp"
+#include "hwaccel/registry.hpp"
+#include "provider_fixture.hpp"
+#include "support/vectors.hpp"
+
+using namespace hwaccel::test;
+
+namespace {
+
+constexpr size_t kTag = 16;
+
+// The automatic choice, then every SM4 and every GHASH engine this CPU runs,
+// one family forced at a time.
+std::vector<std::string> gcm_selections() {
+    const hwaccel::CpuFeatures& cpu = hwaccel::cpu_features();
+    std::vector<std::string> out = {""};
+    for (const auto* e : hwaccel::sm4_engines())
+        if (e->available(cpu)) out.push_back(std::string("sm4=") + e->name);
+    for (const auto* e : hwaccel::ghash_engines())
+        if (e->available(cpu)) out.push_back(std::string("ghash=") + e->name);
+    return out;
+}
+
+CipherPtr default_gcm(const LoadedProvider& prov) {
+    return CipherPtr(EVP_CIPHER_fetch(prov.libctx(), "SM4-GCM", "provider=default"));
+}
+
+// How a message goes through one context.
+struct GcmFeed {
+    std::vector<size_t> aad_pieces;   // sum to the AAD length
+    std::vector<size_t> text_pieces;  // sum to the text length
+    bool in_place = false;
+    int copy_at = -1;  // continue on EVP_CIPHER_CTX_copy after this text piece
+    bool copy_in_aad = false;  // ... or after the first AAD piece
+};
+
+std::vector<size_t> random_pieces(Lcg& rng, size_t len) {
+    std::vector<size_t> pieces;
+    while (len > 0) {
+        size_t p;
+        switch (rng.below(5)) {
+        case 0: p = 0; break;
+        case 1: p = 1 + rng.below(16); break;
+        case 2: p = len; break;
+        case 3: p = 16 * (1 + rng.below(300)); break;
+        default: p = rng.below(700); break;
+        }
+        p = std::min(p, len);
+        pieces.push_back(p);
+        len -= p;
+    }
+    return pieces;
+}
+
+GcmFeed random_feed(Lcg& rng, size_t aad_len, size_t text_len) {
+    GcmFeed f;
+    f.aad_pieces = random_pieces(rng, aad_len);
+    f.text_pieces = random_pieces(rng, text_len);
+    f.in_place = rng.below(2) == 0;
+    if (!f.text_pieces.empty() && rng.below(2) == 0)
+        f.copy_at = static_cast<int>(rng.below(f.text_pieces.size()));
+    f.copy_in_aad = !f.aad_pieces.empty() && rng.below(4) == 0;
+    return f;
+}
+
+GcmFeed one_piece(size_t aad_len, size_t text_len) {
+    GcmFeed f;
+    if (aad_len) f.aad_pieces = {aad_len};
+    if (text_len) f.text_pieces = {text_len};
+    return f;
+}
+
+void copy_context(CipherCtxPtr& ctx) {
+    CipherCtxPtr copy(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_CIPHER_CTX_copy(copy.get(), ctx.get()) == 1);
+    ctx = std::move(copy);  // the original is freed: the copy must stand alone
+}
+
+struct Result {
+    bool ok = false;  // every call, final included, succeeded
+    Bytes text;       // what update and final wrote
+    Bytes tag;        // encryption: the 16-byte tag
+};
+
+// Encrypts (tag empty) or decrypts against `tag`.
+Result run(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv, const Bytes& aad,
+           const Bytes& in, const GcmFeed& feed, const Bytes& tag = {}) {
+    Result r;
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_CipherInit_ex2(ctx.get(), c, nullptr, nullptr, enc, nullptr) == 1);
+    size_t ivlen = iv.size();
+    OSSL_PARAM set_ivlen[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                              OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_set_params(ctx.get(), set_ivlen) == 1);
+    REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, key.data(), iv.data(), enc, nullptr) == 1);
+    if (!enc) {
+        Bytes expected = tag;
+        OSSL_PARAM set_tag[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
+                                                                  expected.data(), expected.size()),
+                                OSSL_PARAM_END};
+        REQUIRE(EVP_CIPHER_CTX_set_params(ctx.get(), set_tag) == 1);
+    }
+    size_t done = 0;
+    for (size_t i = 0; i < feed.aad_pieces.size(); ++i) {
+        int outl = -1;
+        if (EVP_CipherUpdate(ctx.get(), nullptr, &outl, aad.data() + done,
+                             static_cast<int>(feed.aad_pieces[i])) != 1)
+            return r;
+        done += feed.aad_pieces[i];
+        if (i == 0 && feed.copy_in_aad) copy_context(ctx);
+    }
+    Bytes buf(in.size() + 16);
+    if (!in.empty()) std::memcpy(buf.data(), in.data(), in.size());
+    Bytes out_space(in.size() + 16);
+    unsigned char* out = feed.in_place ? buf.data() : out_space.data();
+    size_t pos = 0, written = 0;
+    for (size_t i = 0; i < feed.text_pieces.size(); ++i) {
+        int outl = -1;
+        if (EVP_CipherUpdate(ctx.get(), out + written, &outl, buf.data() + pos,
+                             static_cast<int>(feed.text_pieces[i])) != 1)
+            return r;
+        pos += feed.text_pieces[i];
+        written += static_cast<size_t>(outl);
+        if (static_cast<int>(i) == feed.copy_at) copy_context(ctx);
+    }
+    int outl = -1;
+    const int final_ok = EVP_CipherFinal_ex(ctx.get(), out + written, &outl);
+    r.text.assign(out, out + written + (final_ok == 1 ? outl : 0));
+    if (final_ok != 1) return r;
+    if (enc) {
+        r.tag.resize(kTag);
+        OSSL_PARAM get_tag[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
+                                                                  r.tag.data(), r.tag.size()),
+                                OSSL_PARAM_END};
+        REQUIRE(EVP_CIPHER_CTX_get_params(ctx.get(), get_tag) == 1);
+    }
+    // The message is over: more text is refused until a new IV.
+    unsigned char more[1] = {0};
+    int more_len = -1;
+    CHECK(EVP_CipherUpdate(ctx.get(), more, &more_len, more, 1) != 1);
+    ERR_clear_error();
+    r.ok = true;
+    return r;
+}
+
+#ifdef HWACCEL_TEST_GCRYPT
+std::optional<Result> gcrypt_seal(const Bytes& key, const Bytes& iv, const Bytes& aad,
+                                  const Bytes& msg) {
+    if (!gcry_check_version(nullptr)) return std::nullopt;
+    gcry_cipher_hd_t h;
+    if (gcry_cipher_open(&h, GCRY_CIPHER_SM4, GCRY_CIPHER_MODE_GCM, 0) != 0) return std::nullopt;
+    Result r;
+    r.text.resize(msg.size());
+    r.tag.resize(kTag);
+    r.ok = gcry_cipher_setkey(h, key.data(), key.size()) == 0 &&
+           gcry_cipher_setiv(h, iv.data(), iv.size()) == 0 &&
+           gcry_cipher_authenticate(h, aad.data(), aad.size()) == 0 &&
+           gcry_cipher_final(h) == 0 &&
+           gcry_cipher_encrypt(h, r.text.data(), r.text.size(), msg.data(), msg.size()) == 0 &&
+           gcry_cipher_gettag(h, r.tag.data(), r.tag.size()) == 0;
+    gcry_cipher_close(h);
+    if (!r.ok) return std::nullopt;
+    return r;
+}
+#endif
+
+// The reference's encryption, and its name; nullopt where there is none.
+std::optional<Result> reference_seal(const EVP_CIPHER* theirs, const Bytes& key, const Bytes& iv,
+                                     const Bytes& aad, const Bytes& msg) {
+    if (theirs != nullptr) return run(theirs, true, key, iv, aad, msg, one_piece(aad.size(), msg.size()));
+#ifdef HWACCEL_TEST_GCRYPT
+    return gcrypt_seal(key, iv, aad, msg);
+#else
+    return std::nullopt;
+#endif
+}
+
+std::string reference_name(const EVP_CIPHER* theirs) {
+    if (theirs != nullptr) return "the default provider";
+#ifdef HWACCEL_TEST_GCRYPT
+    return "libgcrypt";
+#else
+    return "";
+#endif
+}
+
+std::set<std::string> keys_of(const OSSL_PARAM* p) {
+    std::set<std::string> keys;
+    for (; p != nullptr && p->key != nullptr; ++p)
+        keys.insert(std::string(p->key) + "/" + std::to_string(p->data_type));
+    return keys;
+}
+
+std::set<std::string> typed(std::initializer_list<std::pair<const char*, unsigned>> list) {
+    std::set<std::string> keys;
+    for (const auto& [key, type] : list) keys.insert(std::string(key) + "/" + std::to_string(type));
+    return keys;
+}
+
+}  // namespace
+
+TEST_CASE("SM4-GCM: names and parameter lists as OpenSSL 4.0's default provider", "[gcm][params]") {
+    LoadedProvider prov;
+    CipherPtr ours = prov.cipher("SM4-GCM");
+    CHECK(prov.cipher("1.2.156.10197.1.104.8") != nullptr);
+    CHECK(EVP_CIPHER_get_mode(ours.get()) == EVP_CIPH_GCM_MODE);
+    CHECK(EVP_CIPHER_get_iv_length(ours.get()) == 12);
+    CHECK(EVP_CIPHER_get_key_length(ours.get()) == 16);
+    CHECK(EVP_CIPHER_get_block_size(ours.get()) == 1);
+    CHECK((EVP_CIPHER_get_flags(ours.get()) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0);
+    CHECK((EVP_CIPHER_get_flags(ours.get()) & EVP_CIPH_CUSTOM_IV) != 0);
+    // OpenSSL 4.0.2's default provider, as it lists them (3.6 lists the same).
+    constexpr unsigned kInt = OSSL_PARAM_INTEGER, kUint = OSSL_PARAM_UNSIGNED_INTEGER,
+                       kOct = OSSL_PARAM_OCTET_STRING;
+    std::set<std::string> gettable = typed({{"mode", kUint}, {"keylen", kUint}, {"ivlen", kUint},
+                                            {"blocksize", kUint}, {"aead", kInt}, {"custom-iv", kInt},
+                                            {"cts", kInt}, {"tls-multi", kInt}, {"has-randkey", kInt}});
+    // "encrypt-then-mac" came with 3.6, for every cipher.
+    if (OPENSSL_version_major() * 100 + OPENSSL_version_minor() >= 306)
+        gettable.insert(std::string("encrypt-then-mac/") + std::to_string(kInt));
+    const std::set<std::string> gettable_ctx =
+        typed({{"keylen", kUint}, {"ivlen", kUint}, {"taglen", kUint}, {"iv", kOct},
+               {"updated-iv", kOct}, {"tag", kOct}, {"tlsaadpad", kUint}, {"tlsivgen", kOct},
+               {"iv-generated", kUint}});
+    const std::set<std::string> settable_ctx = typed(
+        {{"ivlen", kUint}, {"tag", kOct}, {"tlsaad", kOct}, {"tlsivfixed", kOct}, {"tlsivinv", kOct}});
+    CHECK(keys_of(EVP_CIPHER_gettable_params(ours.get())) == gettable);
+    CHECK(keys_of(EVP_CIPHER_gettable_ctx_params(ours.get())) == gettable_ctx);
+    CHECK(keys_of(EVP_CIPHER_settable_ctx_params(ours.get())) == settable_ctx);
+    CipherPtr theirs = default_gcm(prov);
+    if (theirs == nullptr) {
+        WARN("this OpenSSL's default provider has no SM4-GCM: lists compared with 4.0's only");
+        return;
+    }
+    CHECK(keys_of(EVP_CIPHER_gettable_params(ours.get())) ==
+          keys_of(EVP_CIPHER_gettable_params(theirs.get())));
+    CHECK(keys_of(EVP_CIPHER_gettable_ctx_params(ours.get())) ==
+          keys_of(EVP_CIPHER_gettable_ctx_params(theirs.get())));
+    CHECK(keys_of(EVP_CIPHER_settable_ctx_params(ours.get())) ==
+          keys_of(EVP_CIPHER_settable_ctx_params(theirs.get())));
+    CHECK(EVP_CIPHER_get_flags(ours.get()) == EVP_CIPHER_get_flags(theirs.get()));
+    EVP_CIPHER_names_do_all(theirs.get(), [](const char* alias, void* arg) {
+        auto* p = static_cast<LoadedProvider*>(arg);
+        CipherPtr m(EVP_CIPHER_fetch(p->libctx(), alias, "provider=hwaccel"));
+        INFO("alias " << alias);
+        CHECK(m != nullptr);
+    }, &prov);
+}
+
+TEST_CASE("SM4-GCM: OpenSSL 4.0's evpciph_sm4.txt (RFC 8998's example), every engine", "[gcm][vectors]") {
+    const auto vectors = load_evp_cipher_tests(vector_path("sm4/evpciph_sm4-openssl-4.0.txt"));
+    for (const std::string& sel : gcm_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr c = prov.cipher("SM4-GCM");
+        int checked = 0;
+        for (const CipherVector& v : vectors) {
+            if (v.cipher != "SM4-GCM") continue;
+            INFO(v.where << " engines " << prov.engines());
+            Bytes aad, tag;
+            for (const auto& [key, value] : v.other) {
+                if (key == "AAD") aad = from_hex(value);
+                else if (key == "Tag") tag = from_hex(value);
+                else FAIL("unexpected field " << key);
+            }
+            Result e = run(c.get(), true, v.key, v.iv, aad, v.plaintext,
+                           one_piece(aad.size(), v.plaintext.size()));
+            CHECK(e.ok);
+            CHECK(to_hex(e.text) == to_hex(v.ciphertext));
+            CHECK(to_hex(e.tag) == to_hex(tag));
+            Result d = run(c.get(), false, v.key, v.iv, aad, v.ciphertext,
+                           one_piece(aad.size(), v.ciphertext.size()), tag);
+            CHECK(d.ok);
+            CHECK(to_hex(d.text) == to_hex(v.plaintext));
+            tag[15] ^= 1;
+            CHECK_FALSE(run(c.get(), false, v.key, v.iv, aad, v.ciphertext,
+                            one_piece(aad.size(), v.ciphertext.size()), tag).ok);
+            ERR_clear_error();
+            ++checked;
+        }
+        CHECK(checked >= 1);
+    }
+}
+
+TEST_CASE("SM4-GCM equals the reference: random IVs, AAD, texts, pieces, in place, copies, tags",
+          "[gcm][differential]") {
+    Lcg rng(8998);
+    for (const std::string& sel : gcm_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-GCM");
+        CipherPtr theirs = default_gcm(prov);
+        if (theirs == nullptr && reference_name(nullptr).empty()) {
+            WARN("no reference SM4-GCM (default provider or libgcrypt): differential skipped");
+            return;
+        }
+        for (int iter = 0; iter < 40; ++iter) {
+            const size_t iv_len = rng.below(3) == 0 ? 12 : 1 + rng.below(64);
+            const size_t aad_len = iter < 8 ? iter : (rng.below(2) ? rng.below(40) : rng.below(5001));
+            const size_t text_len = iter < 8 ? 8 - iter : rng.below(5001);
+            const Bytes key = rng.bytes(16), iv = rng.bytes(iv_len), aad = rng.bytes(aad_len),
+                        msg = rng.bytes(text_len);
+            INFO("engines " << prov.engines() << " against " << reference_name(theirs.get())
+                            << ": iv " << iv_len << " aad " << aad_len << " text " << text_len);
+            const std::optional<Result> want = reference_seal(theirs.get(), key, iv, aad, msg);
+            REQUIRE(want.has_value());
+            REQUIRE(want->ok);
+            GcmFeed feed = random_feed(rng, aad_len, text_len);
+            INFO("in place " << feed.in_place << " copy at " << feed.copy_at << " copy in aad "
+                             << feed.copy_in_aad);
+            Result got = run(ours.get(), true, key, iv, aad, msg, feed);
+            CHECK(got.ok);
+            CHECK(got.text == want->text);
+            CHECK(got.tag == want->tag);
+            // Decryption with the tag cut to 4..16 bytes.
+            const size_t tag_len = 4 + rng.below(13);
+            const Bytes tag(want->tag.begin(), want->tag.begin() + tag_len);
+            Result plain = run(ours.get(), false, key, iv, aad, want->text,
+                               random_feed(rng, aad_len, text_len), tag);
+            CHECK(plain.ok);
+            CHECK(plain.text == msg);
+            // Any change to tag, ciphertext or AAD fails the final.
+            Bytes bad_tag = tag, bad_text = want->text, bad_aad = aad;
+            bad_tag[rng.below(tag_len)] ^= static_cast<uint8_t>(1 + rng.below(255));
+            CHECK_FALSE(run(ours.get(), false, key, iv, aad, want->text,
+                            random_feed(rng, aad_len, text_len), bad_tag).ok);
+            if (text_len != 0) {
+                bad_text[rng.below(text_len)] ^= static_cast<uint8_t>(1 + rng.below(255));
+                CHECK_FALSE(run(ours.get(), false, key, iv, aad, bad_text,
+                                random_feed(rng, aad_len, text_len), tag).ok);
+            }
+            if (aad_len != 0) {
+                bad_aad[rng.below(aad_len)] ^= static_cast<uint8_t>(1 + rng.below(255));
+                CHECK_FALSE(run(ours.get(), false, key, iv, bad_aad, want->text,
+                                random_feed(rng, aad_len, text_len), tag).ok);
+            }
+            ERR_clear_error();
+        }
+    }
+}
+
+TEST_CASE("SM4-GCM: the counter's low 32 bits wrap without carry (inc32)", "[gcm][differential]") {
+    // A 16-byte IV makes J0 a GHASH output. Under this key, IV
+    // 0^64 || 50025143 (64-bit big-endian) gives J0 a low word of 0xffffffc3
+    // (found by searching with the mode's own code; the reference decides
+    // what is right): the counter wraps 60 blocks into the message, where a
+    // 128-bit increment would carry into the upper 96 bits.
+    Bytes key(16), iv(16, 0);
+    for (size_t i = 0; i < 16; ++i) key[i] = static_cast<uint8_t>(i);
+    const uint64_t index = 50025143;
+    for (int i = 0; i < 8; ++i) iv[15 - i] = static_cast<uint8_t>(index >> (8 * i));
+    Lcg rng(32);
+    const Bytes aad = rng.bytes(20), msg = rng.bytes(4000);
+    for (const std::string& sel : gcm_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-GCM");
+        CipherPtr theirs = default_gcm(prov);
+        const std::optional<Result> want = reference_seal(theirs.get(), key, iv, aad, msg);
+        if (!want) {
+            WARN("no reference SM4-GCM: inc32 test skipped");
+            return;
+        }
+        for (int round = 0; round < 4; ++round) {
+            INFO("engines " << prov.engines() << " round " << round);
+            const GcmFeed feed = round == 0 ? one_piece(aad.size(), msg.size())
+                                            : random_feed(rng, aad.size(), msg.size());
+            Result got = run(ours.get(), true, key, iv, aad, msg, feed);
+            CHECK(got.ok);
+            CHECK(got.text == want->text);
+            CHECK(got.tag == want->tag);
+        }
+    }
+}
+
+namespace {
+
+struct Sentinel {
+    Bytes buf = Bytes(64, 0xa5);
+    bool untouched() const {
+        for (uint8_t b : buf)
+            if (b != 0xa5) return false;
+        return true;
+    }
+};
+
+// One error on the queue, from hwaccel; the queue is emptied.
+bool raised_error() {
+    const bool any = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return any;
+}
+
+CipherCtxPtr started(const EVP_CIPHER* c, bool enc, const Bytes& key, const Bytes& iv) {
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_CipherInit_ex2(ctx.get(), c, key.data(), iv.data(), enc, nullptr) == 1);
+    return ctx;
+}
+
+}  // namespace
+
+TEST_CASE("SM4-GCM refuses bad input: an error, nothing written", "[gcm][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(11);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), msg = rng.bytes(40);
+    int outl = 7;
+    Sentinel s;
+
+    SECTION("AAD after text") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 5) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), nullptr, &outl, msg.data(), 5) != 1);
+        CHECK(raised_error());
+    }
+    SECTION("negative lengths through EVP, NULL with a length") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        CHECK(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), -1) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptUpdate(ctx.get(), nullptr, &outl, msg.data(), -16) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, nullptr, 5) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+        // The context is as it was: the message still matches the reference.
+        CipherCtxPtr fresh = started(c.get(), true, key, iv);
+        unsigned char a[40], b[40];
+        int la = 0, lb = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), a, &la, msg.data(), 40) == 1);
+        REQUIRE(EVP_EncryptUpdate(fresh.get(), b, &lb, msg.data(), 40) == 1);
+        CHECK(Bytes(a, a + la) == Bytes(b, b + lb));
+    }
+    SECTION("update and final after final; final again") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 5) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(ctx.get(), s.buf.data(), &outl) == 1);
+        Sentinel t;
+        CHECK(EVP_EncryptUpdate(ctx.get(), t.buf.data(), &outl, msg.data(), 5) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptFinal_ex(ctx.get(), t.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(t.untouched());
+        // A new IV starts a new message.
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), t.buf.data(), &outl, msg.data(), 5) == 1);
+    }
+    SECTION("tags: get only after an encryption's final, set only for decryption, 1..16 bytes") {
+        CipherCtxPtr enc = started(c.get(), true, key, iv);
+        unsigned char tag[17] = {};
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), s.buf.data(), &outl) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 17, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 4, tag) == 1);
+        CipherCtxPtr dec = started(c.get(), false, key, iv);
+        CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 17, tag) <= 0);
+        CHECK(raised_error());
+        CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0);
+        CHECK(raised_error());
+        // Decryption's final without an expected tag.
+        CHECK(EVP_DecryptFinal_ex(dec.get(), s.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+    }
+    SECTION("IV lengths 1..128") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr) == 1);
+        for (size_t bad : {size_t{0}, size_t{129}}) {
+            size_t len = bad;
+            OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &len),
+                              OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), p) != 1);
+            CHECK(raised_error());
+        }
+        CHECK(EVP_CIPHER_CTX_get_iv_length(ctx.get()) == 12);
+        size_t len = 128;
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &len),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), p) == 1);
+        CHECK(EVP_CIPHER_CTX_get_iv_length(ctx.get()) == 128);
+    }
+    SECTION("a failed tag check ends the message") {
+        CipherCtxPtr dec = started(c.get(), false, key, iv);
+        unsigned char tag[16] = {};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag) == 1);
+        REQUIRE(EVP_DecryptUpdate(dec.get(), s.buf.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_DecryptFinal_ex(dec.get(), s.buf.data() + 16, &outl) != 1);
+        CHECK(raised_error());
+        Sentinel t;
+        CHECK(EVP_DecryptUpdate(dec.get(), t.buf.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_DecryptFinal_ex(dec.get(), t.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(t.untouched());
+    }
+    SECTION("decryption without an IV; another key length") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+        CHECK(EVP_DecryptUpdate(ctx.get(), s.buf.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+        CHECK(s.untouched());
+        const Bytes short_key(15, 1);
+        CHECK(EVP_CIPHER_CTX_set_key_length(ctx.get(), 15) != 1);
+        ERR_clear_error();
+    }
+}
+
+TEST_CASE("SM4-GCM: an IV drawn at random when encryption starts without one", "[gcm][params]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(3);
+    const Bytes key = rng.bytes(16), msg = rng.bytes(33);
+    CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    unsigned int generated = 7;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 0);
+    Bytes ct(msg.size()), tag(16), iv(12);
+    int outl = 0;
+    REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), 33) == 1);
+    REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), iv.data(), iv.size()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 1);
+    CHECK(iv != Bytes(12, 0));
+    Result d = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+    CHECK(d.ok);
+    CHECK(d.text == msg);
+}
+
+TEST_CASE("SM4-GCM TLS records (tlsivfixed, tlsaad, tlsivgen/tlsivinv) equal the reference's",
+          "[gcm][tls]") {
+    Lcg rng(1246);
+    for (const std::string& sel : gcm_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-GCM");
+        CipherPtr theirs = default_gcm(prov);
+        const Bytes key = rng.bytes(16), iv = rng.bytes(12);
+        // Encrypts one record of `payload` bytes in place, with the whole IV
+        // given (tlsivfixed of length -1 restores it: both sides agree).
+        auto seal = [&](const EVP_CIPHER* c, size_t payload, uint8_t seq) {
+            CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c, key.data(), nullptr, nullptr) == 1);
+            Bytes whole_iv = iv;
+            REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, whole_iv.data()) == 1);
+            const size_t len = 8 + payload + 16;
+            // The header's length as TLS passes it when encrypting: explicit IV and payload.
+            const size_t header_len = 8 + payload;
+            unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, seq, 23, 3, 3,
+                                     static_cast<unsigned char>(header_len >> 8),
+                                     static_cast<unsigned char>(header_len)};
+            CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+            Bytes record(len);
+            Bytes text = rng.bytes(payload);
+            if (payload != 0) std::memcpy(record.data() + 8, text.data(), payload);
+            // Through update, as libssl does (EVP_Cipher reports the input length).
+            int n = -1;
+            CHECK(EVP_EncryptUpdate(ctx.get(), record.data(), &n, record.data(), static_cast<int>(len)) == 1);
+            CHECK(n == static_cast<int>(len));
+            return std::make_pair(text, record);
+        };
+        for (size_t payload : {0u, 1u, 16u, 100u, 1500u}) {
+            INFO("engines " << prov.engines() << " payload " << payload);
+            Lcg saved = rng;
+            auto [text, record] = seal(ours.get(), payload, 1);
+            if (theirs != nullptr) {
+                rng = saved;
+                auto [text2, record2] = seal(theirs.get(), payload, 1);
+                CHECK(record == record2);
+            }
+            // Decryption: explicit IV taken from the record, tag checked.
+            for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+                if (c == nullptr) continue;
+                for (bool tamper : {false, true}) {
+                    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+                    REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c, key.data(), nullptr, nullptr) == 1);
+                    Bytes fixed(iv.begin(), iv.begin() + 4);
+                    REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+                    const size_t len = record.size();
+                    unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3,
+                                             static_cast<unsigned char>(len >> 8), static_cast<unsigned char>(len)};
+                    CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+                    Bytes r = record;
+                    if (tamper) r[len - 1] ^= 1;
+                    int n = -1;
+                    const int ok = EVP_DecryptUpdate(ctx.get(), r.data(), &n, r.data(), static_cast<int>(len));
+                    if (tamper) {
+                        CHECK(ok != 1);
+                        CHECK(Bytes(r.begin() + 8, r.end() - 16) == Bytes(payload, 0));
+                        ERR_clear_error();
+                    } else {
+                        CHECK(ok == 1);
+                        CHECK(n == static_cast<int>(payload));
+                        CHECK(Bytes(r.begin() + 8, r.begin() + 8 + payload) == text);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[gcm][tls]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(77);
+    const Bytes key = rng.bytes(16), fixed = rng.bytes(4), msg = rng.bytes(50);
+    CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    Bytes f = fixed;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+    unsigned int generated = 0;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+    CHECK(generated == 1);  // the invocation field came from RAND
+    Bytes first(8), second(8);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, first.data()) == 1);
+    // The message under `first`: encrypt it, then the next IV is first + 1.
+    Bytes ct(msg.size()), tag(16);
+    int outl = 0;
+    REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), static_cast<int>(msg.size())) == 1);
+    REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, second.data()) == 1);
+    Bytes next = first;
+    for (int i = 7; i >= 0 && ++next[i] == 0; --i) {}
+    CHECK(second == next);
+    // An empty buffer is refused, not written.
+    unsigned char none[1] = {0xa5};
+    OSSL_PARAM empty[] = {OSSL_PARAM_construct_octet_string("tlsivgen", none, 0), OSSL_PARAM_END};
+    CHECK(EVP_CIPHER_CTX_get_params(enc.get(), empty) != 1);
+    CHECK(none[0] == 0xa5);
+    ERR_clear_error();
+    // Decryption: the fixed part, then the invocation field as received.
+    Bytes iv = fixed;
+    iv.insert(iv.end(), first.begin(), first.end());
+    CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_DecryptInit_ex2(dec.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    f = fixed;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+    Bytes inv = first;
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, inv.data()) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag.data()) == 1);
+    Bytes pt(msg.size());
+    REQUIRE(EVP_DecryptUpdate(dec.get(), pt.data(), &outl, ct.data(), static_cast<int>(ct.size())) == 1);
+    CHECK(EVP_DecryptFinal_ex(dec.get(), pt.data(), &outl) == 1);
+    CHECK(pt == msg);
+    // The same through a plain IV: the records' IV is fixed || invocation.
+    Result again = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+    CHECK(again.ok);
+}
