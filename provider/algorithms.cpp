@@ -29,6 +29,7 @@ void build_algorithm_tables(ProvCtx& prov) {
         entry(names::kSm4Cfb, sm4_cfb_functions()),
         entry(names::kSm4Ofb, sm4_ofb_functions()),
         entry(names::kSm4Ctr, sm4_ctr_functions()),
+        entry(names::kSm4Xts, sm4_xts_functions()),
         {nullptr, nullptr, nullptr, nullptr},
     };
 }

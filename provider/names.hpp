@@ -20,5 +20,6 @@ inline constexpr const char kSm4Cbc[] = "SM4-CBC:SM4:1.2.156.10197.1.104.2";
 inline constexpr const char kSm4Ofb[] = "SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3";
 inline constexpr const char kSm4Cfb[] = "SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4";
 inline constexpr const char kSm4Ctr[] = "SM4-CTR:1.2.156.10197.1.104.7";
+inline constexpr const char kSm4Xts[] = "SM4-XTS:1.2.156.10197.1.104.10";
 
 }  // namespace hwaccel::names

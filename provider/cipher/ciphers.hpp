@@ -10,5 +10,6 @@ const OSSL_DISPATCH* sm4_cbc_functions();
 const OSSL_DISPATCH* sm4_cfb_functions();
 const OSSL_DISPATCH* sm4_ofb_functions();
 const OSSL_DISPATCH* sm4_ctr_functions();
+const OSSL_DISPATCH* sm4_xts_functions();
 
 }  // namespace hwaccel
