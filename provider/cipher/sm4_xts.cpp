@@ -299,7 +299,8 @@ int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
                     params::set_uint(params, OSSL_CIPHER_PARAM_NUM, 0) &&
                     params::set_octets(params, OSSL_CIPHER_PARAM_IV, ctx->iv, kIvLen) &&
                     params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->iv, kIvLen) &&
-                    (mac == nullptr || OSSL_PARAM_set_octet_ptr(mac, nullptr, 0));
+                    (mac == nullptr || OSSL_PARAM_set_octet_ptr(mac, nullptr, 0) ||
+                     OSSL_PARAM_set_octet_string(mac, "", 0));
     if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
     return ok ? 1 : 0;
 }
@@ -321,7 +322,7 @@ const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-        OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.6+ list it
         OSSL_PARAM_END,
     };
     return table;
