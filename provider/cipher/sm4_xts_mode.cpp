@@ -103,6 +103,14 @@ void make_tweaks(Tweak& t, uint8_t* tweaks, size_t n) {
 template <XtsStandard S>
 void xts_blocks(const Sm4XtsKey& key, Sm4Direction direction, Tweak& t, uint8_t* out,
                 const uint8_t* in, size_t nblocks) {
+    if (key.engine->xts != nullptr) {  // tweaks made in registers
+        uint8_t bytes[kBlock];
+        store_tweak<S>(bytes, t);
+        key.engine->xts(&key.data, direction, S, out, in, nblocks, bytes);
+        t = load_tweak<S>(bytes);
+        secure_zero(bytes, sizeof bytes);
+        return;
+    }
     uint8_t tweaks[(kChunkBlocks + 8) * kBlock];
     size_t used = 0;
     while (nblocks != 0) {

@@ -18,8 +18,6 @@
 
 namespace hwaccel {
 
-enum class XtsStandard { kGb, kIeee };
-
 // Both halves' schedules: K1 (data, both directions) and K2 (tweak, always
 // encryption). Key material: callers wipe it.
 struct Sm4XtsKey {
