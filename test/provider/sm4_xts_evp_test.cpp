@@ -221,6 +221,10 @@ TEST_CASE("SM4-XTS equals the reference and the default provider: lengths 16..50
         // Every length up to 80 (each tail near the small sizes), then random.
         std::vector<size_t> lengths;
         for (size_t len = 16; len <= 80; ++len) lengths.push_back(len);
+        // Around the engines' 8-block groups and the 128-block chunks, whole
+        // or with a stolen tail after them.
+        for (size_t blocks : {7, 8, 9, 15, 16, 17, 33, 127, 128, 129, 257})
+            for (size_t tail : {0, 1, 15}) lengths.push_back(16 * blocks + tail);
         for (int i = 0; i < 30; ++i) lengths.push_back(16 + rng.below(5000 - 16 + 1));
         lengths.push_back(5000);
         lengths.push_back(4096);
