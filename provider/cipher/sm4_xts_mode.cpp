@@ -169,16 +169,6 @@ void xts_unit(const Sm4XtsKey& key, Sm4Direction direction, const uint8_t iv[16]
 
 }  // namespace
 
-void xts_next_tweak(XtsStandard standard, uint8_t tweak[16]) {
-    if (standard == XtsStandard::kIeee) {
-        store_tweak<XtsStandard::kIeee>(
-            tweak, times_x<XtsStandard::kIeee>(load_tweak<XtsStandard::kIeee>(tweak)));
-    } else {
-        store_tweak<XtsStandard::kGb>(
-            tweak, times_x<XtsStandard::kGb>(load_tweak<XtsStandard::kGb>(tweak)));
-    }
-}
-
 void sm4_xts(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
              const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
     if (standard == XtsStandard::kIeee)

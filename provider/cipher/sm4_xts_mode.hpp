@@ -8,7 +8,8 @@
 //  - GB/T 17964-2021: the same field in GCM's bit-reflected order: the tweak
 //    read as a big-endian 128-bit number is shifted right by one, and 0xe1
 //    goes into byte 0 when a bit falls off byte 15.
-// Block i of the unit is C_i = E_K1(P_i ^ T_i) ^ T_i with T_0 = E_K2(IV).
+// Block i of the unit is C_i = E_K1(P_i ^ T_i) ^ T_i with T_0 = E_K2(IV)
+// (XtsStandard: hwaccel/engines.hpp, where engines with a fused XTS see it).
 #pragma once
 
 #include <cstddef>
@@ -30,9 +31,6 @@ constexpr size_t kXtsMinLength = 16;
 // IEEE Std 1619-2018 and NIST SP 800-38E: at most 2^20 blocks per data unit;
 // the default provider refuses more.
 constexpr size_t kXtsMaxLength = size_t{16} << 20;
-
-// The tweak of the next block, in place (the 16 bytes as they are XORed).
-void xts_next_tweak(XtsStandard standard, uint8_t tweak[16]);
 
 // One data unit of len bytes, kXtsMinLength <= len (the caller checks the
 // upper limit). in == out is allowed, any other overlap is not.
