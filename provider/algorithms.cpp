@@ -31,6 +31,7 @@ void build_algorithm_tables(ProvCtx& prov) {
         entry(names::kSm4Ctr, sm4_ctr_functions()),
         entry(names::kSm4Ccm, sm4_ccm_functions()),
         entry(names::kSm4Gcm, sm4_gcm_functions()),
+        entry(names::kSm4Xts, sm4_xts_functions()),
         {nullptr, nullptr, nullptr, nullptr},
     };
 }

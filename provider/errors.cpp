@@ -24,6 +24,8 @@ const OSSL_ITEM* reason_strings() {
         {kErrInvalidParameter, const_cast<char*>("invalid parameter")},
         {kErrInvalidLength, const_cast<char*>("invalid length")},
         {kErrSelfTestFailed, const_cast<char*>("engine failed its self-test")},
+        {kErrXtsDuplicatedKeys, const_cast<char*>("xts duplicated keys")},
+        {kErrXtsDataUnitTooLarge, const_cast<char*>("xts data unit is too large")},
         {0, nullptr},
     };
     return table;

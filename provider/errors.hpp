@@ -28,6 +28,8 @@ enum Reason : int {
     kErrInvalidParameter,
     kErrInvalidLength,
     kErrSelfTestFailed,
+    kErrXtsDuplicatedKeys,
+    kErrXtsDataUnitTooLarge,
 };
 
 // The table returned by OSSL_FUNC_PROVIDER_GET_REASON_STRINGS.

@@ -23,5 +23,6 @@ inline constexpr const char kSm4Ctr[] = "SM4-CTR:1.2.156.10197.1.104.7";
 inline constexpr const char kSm4Ccm[] = "SM4-CCM:1.2.156.10197.1.104.9";
 // OpenSSL 3.6/4.0 (3.0 has no SM4-GCM).
 inline constexpr const char kSm4Gcm[] = "SM4-GCM:1.2.156.10197.1.104.8";
+inline constexpr const char kSm4Xts[] = "SM4-XTS:1.2.156.10197.1.104.10";
 
 }  // namespace hwaccel::names

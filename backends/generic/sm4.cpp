@@ -646,6 +646,7 @@ const Sm4Engine sm4 = {
     .cbc_encrypt = nullptr,
     .cfb_encrypt = nullptr,
     .ofb = nullptr,
+    .xts = nullptr,  // the provider's XORs around ecb
 };
 
 namespace sm4_detail {

@@ -31,6 +31,7 @@ const Sm4Engine sm4_minimal = {
     .cbc_encrypt = nullptr,
     .cfb_encrypt = nullptr,
     .ofb = nullptr,
+    .xts = nullptr,
 };
 
 }  // namespace hwaccel::testing

@@ -141,6 +141,11 @@ struct WipedModes {
         Modes::ctr(key, out, in, n, counter);
         burn(n);
     }
+    static void xts(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out,
+                    const uint8_t* in, size_t n, uint8_t tweak[16]) {
+        Modes::xts(key, direction, standard, out, in, n, tweak);
+        burn(n);
+    }
     static void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
         Modes::cbc_decrypt(key, out, in, n, iv);
         burn(n);
@@ -168,6 +173,7 @@ constexpr Sm4Engine gfni_engine(const char* name, bool (*available)(const CpuFea
         .cbc_encrypt = gfni::cbc_encrypt,
         .cfb_encrypt = gfni::cfb_encrypt,
         .ofb = gfni::ofb,
+        .xts = Modes::xts,
     };
 }
 

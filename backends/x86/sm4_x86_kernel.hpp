@@ -311,6 +311,7 @@ constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeat
         .cbc_encrypt = cbc_encrypt,
         .cfb_encrypt = cfb_encrypt,
         .ofb = ofb,
+        .xts = Modes::xts,
     };
 }
 

@@ -177,6 +177,83 @@ void cfb_dec_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in
     }
     K::wipe(x);
 }
+// --- XTS tweaks ---------------------------------------------------------------
+// A group's tweaks as Rows (row k: blocks 2k and 2k+1, one tweak per 128-bit
+// lane, in memory byte order). The next group's are these times x^8: each
+// lane shifted by a byte, and the byte that falls off (byte 15 in both
+// orders) folded back in as a carry-less product with the field polynomial's
+// low terms (shifts and XORs: nothing depends on the tweak's value).
+
+template <XtsStandard S>
+HWACCEL_SM4_INLINE __m256i tweak_times_x8(__m256i t) {
+    const __m256i b = _mm256_srli_si256(t, 15);  // byte 15 of each lane, alone in its low qword
+    const __m256i shifted = _mm256_slli_si256(t, 1);
+    if constexpr (S == XtsStandard::kIeee) {
+        // Little-endian: x^128..x^135 = b * (x^7 + x^2 + x + 1) into bytes 0-1.
+        const __m256i r = xor256(xor256(b, _mm256_slli_epi64(b, 1)),
+                                 xor256(_mm256_slli_epi64(b, 2), _mm256_slli_epi64(b, 7)));
+        return xor256(shifted, r);
+    } else {
+        // Reflected, big-endian: b * 0xe1 (b ^ b<<5 ^ b<<6 ^ b<<7) lands in
+        // the top 15 bits of bytes 0-1 of the big-endian number: that
+        // product shifted left by one, its two bytes swapped.
+        const __m256i u = xor256(xor256(_mm256_slli_epi64(b, 1), _mm256_slli_epi64(b, 6)),
+                                 xor256(_mm256_slli_epi64(b, 7), _mm256_slli_epi64(b, 8)));
+        const __m256i swap01 = _mm256_setr_epi8(1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+        return xor256(shifted, _mm256_shuffle_epi8(u, swap01));
+    }
+}
+
+template <XtsStandard S>
+HWACCEL_SM4_INLINE Rows tweaks_times_x8(const Rows& t) {
+    return {{tweak_times_x8<S>(t.r[0]), tweak_times_x8<S>(t.r[1]), tweak_times_x8<S>(t.r[2]),
+             tweak_times_x8<S>(t.r[3])}};
+}
+
+// One tweak times x, in memory (the first group's, once per call).
+template <XtsStandard S>
+HWACCEL_SM4_INLINE void tweak_times_x(uint8_t t[16]) {
+    if constexpr (S == XtsStandard::kIeee) {
+        uint64_t lo, hi;
+        std::memcpy(&lo, t, 8);
+        std::memcpy(&hi, t + 8, 8);
+        const uint64_t carry = hi >> 63;
+        hi = (hi << 1) | (lo >> 63);
+        lo = (lo << 1) ^ (0x87 & (0 - carry));
+        std::memcpy(t, &lo, 8);
+        std::memcpy(t + 8, &hi, 8);
+    } else {
+        uint64_t hi = load_be64(t), lo = load_be64(t + 8);
+        const uint64_t carry = lo & 1;
+        lo = (lo >> 1) | (hi << 63);
+        hi = (hi >> 1) ^ ((uint64_t{0xe1} << 56) & (0 - carry));
+        store_be64(t, hi);
+        store_be64(t + 8, lo);
+    }
+}
+
+// m blocks from group tweaks tw (advanced past the batch's groups); the last
+// group's tweaks stay in last.
+template <class K, XtsStandard S, int G>
+void xts_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in, size_t m, Rows& tw,
+               Rows& last) {
+    Rows x[G], t[G];
+    for (int g = 0; g < G; ++g) {
+        t[g] = tw;
+        tw = tweaks_times_x8<S>(tw);
+        x[g] = to_state<K>(xor_rows(load_rows_any(in + 128 * g, m - 8 * g < 8 ? m - 8 * g : 8), t[g]));
+    }
+    K::template rounds<G>(x, keys);
+    for (int g = 0; g < G; ++g) {
+        const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
+        store_rows_any(out + 128 * g, xor_rows(from_state<K>(x[g]), t[g]), mg);
+    }
+    last = t[G - 1];
+    K::wipe(x);
+    wipe32(t, 4 * G);
+}
+
 // --- engine entry points, for a kernel ---------------------------------------------
 
 HWACCEL_SM4_INLINE Counter load_counter(const uint8_t c[16]) {
@@ -283,6 +360,38 @@ struct BulkModes {
             n -= m;
         }
         std::memcpy(iv, prev, 16);
+    }
+    template <XtsStandard S>
+    [[gnu::noinline]] static void xts_body(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in,
+                                           size_t n, uint8_t tweak[16]) {
+        if (n == 0) return;
+        alignas(32) uint8_t group[128];
+        std::memcpy(group, tweak, 16);
+        for (int i = 1; i < 8; ++i) {
+            std::memcpy(group + 16 * i, group + 16 * (i - 1), 16);
+            tweak_times_x<S>(group + 16 * i);
+        }
+        Rows tw = load_rows(group), last = tw;
+        const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
+        const size_t total = n;
+        while (n != 0) {
+            const size_t m = n < kBatch ? n : kBatch;
+            by_groups<K::kMaxGroups>(m, [&](auto g) { xts_batch<K, S, decltype(g)::value>(keys, out, in, m, tw, last); });
+            in += 16 * m;
+            out += 16 * m;
+            n -= m;
+        }
+        // T_total: the first tweak of the group after the last, or inside it.
+        store_rows(group, total % 8 == 0 ? tw : last);
+        std::memcpy(tweak, group + 16 * (total % 8), 16);
+        wipe32(group, 4);
+        wipe32(&tw, 4);
+        wipe32(&last, 4);
+    }
+    static void xts(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out, const uint8_t* in,
+                    size_t n, uint8_t tweak[16]) {
+        if (standard == XtsStandard::kIeee) xts_body<XtsStandard::kIeee>(key, direction, out, in, n, tweak);
+        else xts_body<XtsStandard::kGb>(key, direction, out, in, n, tweak);
     }
     static void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
         chained<true>(key, out, in, n, iv);

@@ -12,5 +12,6 @@ const OSSL_DISPATCH* sm4_ofb_functions();
 const OSSL_DISPATCH* sm4_ctr_functions();
 const OSSL_DISPATCH* sm4_ccm_functions();
 const OSSL_DISPATCH* sm4_gcm_functions();
+const OSSL_DISPATCH* sm4_xts_functions();
 
 }  // namespace hwaccel

@@ -83,6 +83,12 @@ struct Sm4Key {
 // encryption with Sm4Key::enc, decryption with Sm4Key::dec.
 enum class Sm4Direction { kEncrypt, kDecrypt };
 
+// XTS's two tweak orders: GB/T 17964-2021 (the tweak a big-endian 128-bit
+// number in GCM's bit-reflected field: times x is a right shift, 0xe1 into
+// byte 0 on carry) and IEEE Std 1619 (little-endian: a left shift, 0x87 into
+// byte 0 on carry, x^128 = x^7 + x^2 + x + 1).
+enum class XtsStandard { kGb, kIeee };
+
 // SM4. The bulk functions take whole 16-byte blocks; in and out may be the
 // same pointer (in place) but must not otherwise overlap. Optional functions
 // may be null: the provider then builds the mode from ecb/encrypt_block. Every
@@ -113,6 +119,12 @@ struct Sm4Engine {
     void (*cbc_encrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
     void (*cfb_encrypt)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
     void (*ofb)(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]);
+    // Optional fused XTS body, whole blocks (the provider does the stealing):
+    // out_i = E(in_i ^ T_i) ^ T_i with key->enc (key->dec to decrypt), T_0 =
+    // tweak, T_{i+1} = T_i * x in the standard's order; tweak becomes
+    // T_nblocks. Without it the provider runs ECB between XORs.
+    void (*xts)(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out,
+                const uint8_t* in, size_t nblocks, uint8_t tweak[16]);
 };
 
 // GHASH, GCM's universal hash (NIST SP 800-38D, 6.4): the hash key H and the

@@ -1,0 +1,396 @@
+// SM4-XTS (GB/T 17964-2021 and IEEE Std 1619) with the default provider's
+// names, parameters and behaviour (OpenSSL 3.6/4.0,
+// providers/implementations/ciphers/cipher_sm4_xts.c): a 32-byte key (data
+// key, then tweak key), a 16-byte IV (the tweak), "xts_standard" "GB" (the
+// default) or "IEEE", and each update is one whole data unit of 16 bytes to
+// 2^20 blocks under the IV as set: a second update starts the unit again.
+// Final adds nothing.
+//
+// Beyond the default provider's SM4-XTS: encryption under a key whose halves
+// are equal is refused, as its AES-XTS does (IEEE Std 1619-2018 5.1; the
+// halves must differ); decryption stays allowed, as there, so such data can
+// still be read.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "cipher/ciphers.hpp"
+#include "cipher/sm4_xts_mode.hpp"
+#include "errors.hpp"
+#include "memory.hpp"
+#include "param_integers.hpp"
+#include "param_locate.hpp"
+#include "param_strings.hpp"
+#include "wipe.hpp"
+#include "lengths.hpp"
+#include "openssl_version.hpp"
+#include "params.hpp"
+#include "prov_ctx.hpp"
+
+namespace hwaccel {
+namespace {
+
+// OPENSSL_strcasecmp's rule (ASCII only, whatever the locale) without
+// libcrypto: the module calls no libcrypto function.
+bool same_ascii_nocase(const char* a, const char* b) {
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+    for (; *a != '\0' && *b != '\0'; ++a, ++b)
+        if (lower(*a) != lower(*b)) return false;
+    return *a == *b;
+}
+
+constexpr size_t kKeyLen = 32, kHalf = 16, kIvLen = 16;
+// OSSL_CIPHER_PARAM_XTS_STANDARD and OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC are
+// not in OpenSSL 3.0's headers.
+constexpr const char kXtsStandard[] = "xts_standard";
+constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
+
+struct XtsCtx {
+    const ProvCtx* prov;
+    Sm4XtsKey key;
+    uint8_t iv[kIvLen];
+    XtsStandard standard;
+    bool encrypting;
+    bool key_set;
+    bool iv_set;
+    bool halves_equal;  // of the key set
+};
+static_assert(std::is_trivially_copyable_v<XtsCtx>);
+
+XtsCtx* cast(void* vctx) { return static_cast<XtsCtx*>(vctx); }
+
+void* newctx(void* provctx) noexcept {
+    auto* prov = static_cast<const ProvCtx*>(provctx);
+    if (prov == nullptr) return nullptr;
+    void* mem = hwaccel::mem::zalloc(sizeof(XtsCtx));
+    if (mem == nullptr) {
+        raise_error(prov, kErrOutOfMemory);
+        return nullptr;
+    }
+    XtsCtx* ctx = new (mem) XtsCtx{};
+    ctx->prov = prov;
+    ctx->key.engine = prov->engines.sm4;
+    ctx->standard = XtsStandard::kGb;  // the default provider's default
+    return ctx;
+}
+
+void freectx(void* vctx) noexcept {
+    if (vctx != nullptr) hwaccel::mem::clear_free(vctx, sizeof(XtsCtx));
+}
+
+void* dupctx(void* vctx) noexcept {
+    XtsCtx* src = cast(vctx);
+    if (src == nullptr) return nullptr;
+    void* mem = hwaccel::mem::malloc(sizeof(XtsCtx));
+    if (mem == nullptr) {
+        raise_error(src->prov, kErrOutOfMemory);
+        return nullptr;
+    }
+    return new (mem) XtsCtx(*src);
+}
+
+// Reads "xts_standard" if given; changes nothing on a refusal.
+bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& standard) {
+    if (params == nullptr) return true;
+    if (refuses_repeated_params()) {
+        if (const char* key = params::repeated(params, {{kXtsStandard}})) {
+            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+            return false;
+        }
+    }
+    const OSSL_PARAM* p = hwaccel::params::locate(params, kXtsStandard);
+    if (p == nullptr) return true;
+    const char* value = nullptr;
+    if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &value)) {
+        raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be a UTF-8 string");
+        return false;
+    }
+    if (same_ascii_nocase(value, "GB")) {
+        standard = XtsStandard::kGb;
+    } else if (same_ascii_nocase(value, "IEEE")) {
+        standard = XtsStandard::kIeee;
+    } else {
+        raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be \"GB\" or \"IEEE\"");
+        return false;
+    }
+    return true;
+}
+
+int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+         size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    // Check everything before changing anything.
+    if (key != nullptr && keylen != kKeyLen) {
+        raise_error(ctx->prov, kErrInvalidKeyLength, "SM4-XTS keys are %zu bytes, got %zu",
+                    kKeyLen, keylen);
+        return 0;
+    }
+    if (iv != nullptr && ivlen != kIvLen) {
+        raise_error(ctx->prov, kErrInvalidIvLength, "the XTS tweak is %zu bytes, got %zu", kIvLen,
+                    ivlen);
+        return 0;
+    }
+    const bool halves_equal =
+        key != nullptr ? CRYPTO_memcmp(key, key + kHalf, kHalf) == 0 : ctx->halves_equal;
+    if (encrypt && halves_equal && (key != nullptr || ctx->key_set)) {
+        raise_error(ctx->prov, kErrXtsDuplicatedKeys, "the two key halves are equal");
+        return 0;
+    }
+    XtsStandard standard = ctx->standard;
+    if (!read_standard(ctx, params, standard)) return 0;
+    ctx->encrypting = encrypt;
+    ctx->standard = standard;
+    if (iv != nullptr) {
+        std::memcpy(ctx->iv, iv, kIvLen);
+        ctx->iv_set = true;
+    }
+    if (key != nullptr) {
+        // Each overwrites the previous schedule whole.
+        ctx->key.engine->set_key(&ctx->key.data, key);
+        ctx->key.engine->set_key(&ctx->key.tweak, key + kHalf);
+        ctx->halves_equal = halves_equal;
+        ctx->key_set = true;
+    }
+    return 1;
+}
+
+int encrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
+    return init(vctx, key, keylen, iv, ivlen, params, true);
+}
+
+int decrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
+    return init(vctx, key, keylen, iv, ivlen, params, false);
+}
+
+// One data unit, after every check; max_len bounds what the entry point can
+// be passed honestly (EVP's update took an int).
+int crypt_unit(XtsCtx* ctx, unsigned char* out, size_t outsize, const unsigned char* in,
+               size_t inl, size_t max_len) {
+    if (!ctx->key_set) {
+        raise_error(ctx->prov, kErrNoKeySet);
+        return 0;
+    }
+    if (!ctx->iv_set) {
+        raise_error(ctx->prov, kErrNotInitialised, "no IV (tweak) set");
+        return 0;
+    }
+    // Before any other use of inl: a negative int arrives near 2^64.
+    if (inl > max_len || !is_real_buffer(in, inl)) {
+        raise_error(ctx->prov, kErrInvalidLength,
+                    "input length %zu cannot be a buffer (a negative int?)", inl);
+        return 0;
+    }
+    if (inl < kXtsMinLength) {
+        raise_error(ctx->prov, kErrInvalidLength, "an XTS data unit is at least %zu bytes, got %zu",
+                    kXtsMinLength, inl);
+        return 0;
+    }
+    if (inl > kXtsMaxLength) {
+        raise_error(ctx->prov, kErrXtsDataUnitTooLarge, "at most %zu bytes, got %zu",
+                    kXtsMaxLength, inl);
+        return 0;
+    }
+    if (outsize < inl) {
+        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl, outsize);
+        return 0;
+    }
+    if (!is_real_buffer(out, inl)) {
+        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
+        return 0;
+    }
+    sm4_xts(ctx->key, ctx->standard,
+            ctx->encrypting ? Sm4Direction::kEncrypt : Sm4Direction::kDecrypt, ctx->iv, out, in,
+            inl);
+    return 1;
+}
+
+int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
+           size_t inl) noexcept {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    if (outl == nullptr) {
+        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
+        return 0;
+    }
+    if (!crypt_unit(ctx, out, outsize, in, inl, kMaxCipherUpdateLength)) return 0;
+    *outl = inl;
+    return 1;
+}
+
+// EVP_Cipher(): the same one data unit.
+int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
+           size_t inl) noexcept {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    if (!crypt_unit(ctx, out, outsize, in, inl, static_cast<size_t>(PTRDIFF_MAX))) return 0;
+    if (outl != nullptr) *outl = inl;
+    return 1;
+}
+
+int final(void* vctx, unsigned char*, size_t* outl, size_t) noexcept {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    if (outl == nullptr) {
+        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
+        return 0;
+    }
+    *outl = 0;
+    return 1;
+}
+
+int get_params(OSSL_PARAM params[]) noexcept {
+    return params::set_uint(params, OSSL_CIPHER_PARAM_MODE, EVP_CIPH_XTS_MODE) &&
+           params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
+           params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
+           params::set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, 1) &&
+           params::set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
+           params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 1) &&
+           params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+           params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+           params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
+           params::set_int(params, kEncryptThenMac, 0);
+}
+
+// As the other ciphers': "encrypt-then-mac" where the running OpenSSL's
+// default provider lists it (3.6+).
+const OSSL_PARAM* gettable_params(void*) noexcept {
+    static const OSSL_PARAM table[] = {
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
+        OSSL_PARAM_int(kEncryptThenMac, nullptr),
+        OSSL_PARAM_END,
+    };
+    static const OSSL_PARAM without_etm[] = {
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
+        OSSL_PARAM_END,
+    };
+    return has_encrypt_then_mac_param() ? table : without_etm;
+}
+
+// The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
+// the same; padding reads 1 and num 0 as there; no TLS MAC.
+int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    if (refuses_repeated_params()) {
+        if (const char* key = params::repeated(
+                params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+                         {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+                         {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
+                         {OSSL_CIPHER_PARAM_TLS_MAC}})) {
+            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+            return 0;
+        }
+    }
+    OSSL_PARAM* mac = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
+    const bool ok = params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
+                    params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
+                    params::set_uint(params, OSSL_CIPHER_PARAM_PADDING, 1) &&
+                    params::set_uint(params, OSSL_CIPHER_PARAM_NUM, 0) &&
+                    params::set_octets(params, OSSL_CIPHER_PARAM_IV, ctx->iv, kIvLen) &&
+                    params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->iv, kIvLen) &&
+                    (mac == nullptr || hwaccel::params::set_octet_ptr(mac, nullptr, 0) ||
+                     hwaccel::params::set_octet_string(mac, "", 0));
+    if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+    return ok ? 1 : 0;
+}
+
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
+    XtsCtx* ctx = cast(vctx);
+    if (ctx == nullptr) return 0;
+    XtsStandard standard = ctx->standard;
+    if (!read_standard(ctx, params, standard)) return 0;
+    ctx->standard = standard;
+    return 1;
+}
+
+const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
+    static const OSSL_PARAM table[] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.6+ list it
+        OSSL_PARAM_END,
+    };
+    return table;
+}
+
+const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
+    static const OSSL_PARAM table[] = {
+        OSSL_PARAM_utf8_string(kXtsStandard, nullptr, 0),
+        OSSL_PARAM_END,
+    };
+    return table;
+}
+
+// Typed pointers first: the compiler checks each signature against
+// OpenSSL's before the cast to void(*)(void).
+constexpr OSSL_FUNC_cipher_newctx_fn* kNewctx = newctx;
+constexpr OSSL_FUNC_cipher_freectx_fn* kFreectx = freectx;
+constexpr OSSL_FUNC_cipher_dupctx_fn* kDupctx = dupctx;
+constexpr OSSL_FUNC_cipher_encrypt_init_fn* kEncryptInit = encrypt_init;
+constexpr OSSL_FUNC_cipher_decrypt_init_fn* kDecryptInit = decrypt_init;
+constexpr OSSL_FUNC_cipher_update_fn* kUpdate = update;
+constexpr OSSL_FUNC_cipher_final_fn* kFinal = final;
+constexpr OSSL_FUNC_cipher_cipher_fn* kCipher = cipher;
+constexpr OSSL_FUNC_cipher_get_params_fn* kGetParams = get_params;
+constexpr OSSL_FUNC_cipher_gettable_params_fn* kGettableParams = gettable_params;
+constexpr OSSL_FUNC_cipher_get_ctx_params_fn* kGetCtxParams = get_ctx_params;
+constexpr OSSL_FUNC_cipher_set_ctx_params_fn* kSetCtxParams = set_ctx_params;
+constexpr OSSL_FUNC_cipher_gettable_ctx_params_fn* kGettableCtxParams = gettable_ctx_params;
+constexpr OSSL_FUNC_cipher_settable_ctx_params_fn* kSettableCtxParams = settable_ctx_params;
+
+template <class Fn>
+void (*erase(Fn* fn))(void) {
+    return reinterpret_cast<void (*)(void)>(fn);
+}
+
+const OSSL_DISPATCH kTable[] = {
+    {OSSL_FUNC_CIPHER_NEWCTX, erase(kNewctx)},
+    {OSSL_FUNC_CIPHER_FREECTX, erase(kFreectx)},
+    {OSSL_FUNC_CIPHER_DUPCTX, erase(kDupctx)},
+    {OSSL_FUNC_CIPHER_ENCRYPT_INIT, erase(kEncryptInit)},
+    {OSSL_FUNC_CIPHER_DECRYPT_INIT, erase(kDecryptInit)},
+    {OSSL_FUNC_CIPHER_UPDATE, erase(kUpdate)},
+    {OSSL_FUNC_CIPHER_FINAL, erase(kFinal)},
+    {OSSL_FUNC_CIPHER_CIPHER, erase(kCipher)},
+    {OSSL_FUNC_CIPHER_GET_PARAMS, erase(kGetParams)},
+    {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, erase(kGettableParams)},
+    {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, erase(kGetCtxParams)},
+    {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, erase(kSetCtxParams)},
+    {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, erase(kGettableCtxParams)},
+    {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, erase(kSettableCtxParams)},
+    {0, nullptr},
+};
+
+}  // namespace
+
+const OSSL_DISPATCH* sm4_xts_functions() { return kTable; }
+
+}  // namespace hwaccel
