@@ -126,7 +126,7 @@ constexpr EngineFamily kFamilies[] = {
     family<&Selection::keccak, keccak_engines>("sha3", "shake", "keccak",
                                                "SHA3-224/256/384/512, SHAKE128/256",
                                                &Forced::keccak, &SelfTestNotes::keccak),
-    family<&Selection::sm4, sm4_engines>("sm4", nullptr, "sm4", "SM4-ECB/CBC/CFB/OFB/CTR",
+    family<&Selection::sm4, sm4_engines>("sm4", nullptr, "sm4", "SM4-ECB/CBC/CFB/OFB/CTR/GCM/CCM/XTS",
                                          &Forced::sm4, &SelfTestNotes::sm4),
     family<&Selection::ghash, ghash_engines>("ghash", nullptr, "ghash", "SM4-GCM (GHASH)",
                                              &Forced::ghash, &SelfTestNotes::ghash),

@@ -17,6 +17,7 @@
 
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_gcm_mode.hpp"
+#include "constant_time_equal.hpp"
 #include "errors.hpp"
 #include "memory.hpp"
 #include "param_integers.hpp"
@@ -320,7 +321,7 @@ bool tls_record(Ctx* ctx, unsigned char* out, size_t* outl, const unsigned char*
             } else {
                 ok = sm4_gcm_decrypt(ctx->gcm, text, text, payload);
                 sm4_gcm_tag(ctx->gcm, tag);
-                ok = ok && CRYPTO_memcmp(tag, text + payload, kTag) == 0;
+                ok = ok && constant_time_equal(tag, text + payload, kTag);
                 if (!ok) hwaccel::wipe(text, payload);
                 *outl = ok ? payload : 0;
             }
@@ -394,7 +395,7 @@ bool finish(Ctx* ctx, size_t* outl) {
     if (ctx->encrypting) {
         std::memcpy(ctx->tag, tag, kTagLen);
         ctx->tag_len = kTagLen;
-    } else if (CRYPTO_memcmp(tag, ctx->tag, ctx->tag_len) != 0) {
+    } else if (!constant_time_equal(tag, ctx->tag, ctx->tag_len)) {
         raise_error(ctx->prov, kErrBadDecrypt, "tag mismatch");
         ok = false;
     }

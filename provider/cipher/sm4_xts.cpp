@@ -21,6 +21,7 @@
 
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_xts_mode.hpp"
+#include "constant_time_equal.hpp"
 #include "errors.hpp"
 #include "memory.hpp"
 #include "param_integers.hpp"
@@ -37,11 +38,13 @@ namespace {
 
 // OPENSSL_strcasecmp's rule (ASCII only, whatever the locale) without
 // libcrypto: the module calls no libcrypto function.
-bool same_ascii_nocase(const char* a, const char* b) {
+// a: the parameter's n bytes (no NUL needed), b: a C string.
+bool same_ascii_nocase(const char* a, size_t n, const char* b) {
     auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-    for (; *a != '\0' && *b != '\0'; ++a, ++b)
-        if (lower(*a) != lower(*b)) return false;
-    return *a == *b;
+    size_t i = 0;
+    for (; i < n && b[i] != '\0'; ++i)
+        if (lower(a[i]) != lower(b[i])) return false;
+    return i == n && b[i] == '\0';
 }
 
 constexpr size_t kKeyLen = 32, kHalf = 16, kIvLen = 16;
@@ -105,14 +108,17 @@ bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& st
     }
     const OSSL_PARAM* p = hwaccel::params::locate(params, kXtsStandard);
     if (p == nullptr) return true;
-    const char* value = nullptr;
-    if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &value)) {
+    const char* value = static_cast<const char*>(p->data);
+    if (p->data_type != OSSL_PARAM_UTF8_STRING || value == nullptr) {
         raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be a UTF-8 string");
         return false;
     }
-    if (same_ascii_nocase(value, "GB")) {
+    // OSSL_PARAM_get_utf8_string_ptr's view: the string ends at its NUL or
+    // at data_size, whichever comes first.
+    const size_t value_len = strnlen(value, p->data_size);
+    if (same_ascii_nocase(value, value_len, "GB")) {
         standard = XtsStandard::kGb;
-    } else if (same_ascii_nocase(value, "IEEE")) {
+    } else if (same_ascii_nocase(value, value_len, "IEEE")) {
         standard = XtsStandard::kIeee;
     } else {
         raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be \"GB\" or \"IEEE\"");
@@ -137,7 +143,7 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
         return 0;
     }
     const bool halves_equal =
-        key != nullptr ? CRYPTO_memcmp(key, key + kHalf, kHalf) == 0 : ctx->halves_equal;
+        key != nullptr ? constant_time_equal(key, key + kHalf, kHalf) : ctx->halves_equal;
     if (encrypt && halves_equal && (key != nullptr || ctx->key_set)) {
         raise_error(ctx->prov, kErrXtsDuplicatedKeys, "the two key halves are equal");
         return 0;
