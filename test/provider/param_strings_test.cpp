@@ -6,6 +6,7 @@
 #include <openssl/params.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -30,7 +31,10 @@ void compare(size_t len, unsigned own_type, Ours ours, Theirs theirs) {
     for (unsigned type : kTypes) {
         for (size_t n : {size_t{0}, len ? len - 1 : 0, len, len + 1, len + 8}) {
             for (bool null_data : {false, true}) {
-                std::vector<unsigned char> mine(n + 1, 0xa5), openssl(n + 1, 0xa5);
+                // A pointer type's data is where the pointer goes, whatever
+                // data_size says (that is the size of what it points to).
+                const size_t room = std::max(n + 1, sizeof(void*));
+                std::vector<unsigned char> mine(room, 0xa5), openssl(room, 0xa5);
                 OSSL_PARAM pm{"k", type, null_data ? nullptr : mine.data(), n, OSSL_PARAM_UNMODIFIED};
                 OSSL_PARAM po{"k", type, null_data ? nullptr : openssl.data(), n, OSSL_PARAM_UNMODIFIED};
                 const bool r_mine = ours(&pm);
