@@ -24,4 +24,6 @@ bool refuses_repeated_params() { return g_version.load() >= 306; }
 
 bool has_encrypt_then_mac_param() { return g_version.load() >= 306; }
 
+bool lists_tls_mac_as_octet_string() { return g_version.load() >= 306; }
+
 }  // namespace hwaccel

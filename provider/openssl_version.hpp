@@ -18,4 +18,8 @@ bool refuses_repeated_params();
 // OpenSSL 3.6 and later answer "encrypt-then-mac" for every cipher.
 bool has_encrypt_then_mac_param();
 
+// OpenSSL 3.6 and later list a cipher's gettable "tls-mac" as an octet
+// string; 3.5 and earlier as an octet pointer (what it really is).
+bool lists_tls_mac_as_octet_string();
+
 }  // namespace hwaccel

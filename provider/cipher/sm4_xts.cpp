@@ -344,7 +344,17 @@ const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.6+ list it
         OSSL_PARAM_END,
     };
-    return table;
+    static const OSSL_PARAM before_36[] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
+        OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.5 lists it
+        OSSL_PARAM_END,
+    };
+    return lists_tls_mac_as_octet_string() ? table : before_36;
 }
 
 const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
