@@ -30,6 +30,7 @@
 #include "lengths.hpp"
 #include "memory.hpp"
 #include "openssl_version.hpp"
+#include "cipher/cipher_params.hpp"
 #include "cipher/pkcs7.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
@@ -40,8 +41,6 @@ namespace hwaccel {
 template <class Mode>
 class CipherDispatch {
     static constexpr size_t kBlock = 16;  // the cipher's block, whatever the mode reports
-    // OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC, OpenSSL 3.6+ (not in 3.0's headers).
-    static constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
     static constexpr bool kBlockMode = Mode::kBlockSize > 1;
 
     struct Ctx {
@@ -344,42 +343,13 @@ class CipherDispatch {
     }
 
     static int get_params(OSSL_PARAM params[]) noexcept {
-        return params::set_uint(params, OSSL_CIPHER_PARAM_MODE, Mode::kMode) &&
-               params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, Mode::kKeyLen) &&
-               params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, Mode::kIvLen) &&
-               params::set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, Mode::kBlockSize) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-               params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
-               params::set_int(params, kEncryptThenMac, 0);
+        return set_cipher_params(params, {Mode::kMode, Mode::kKeyLen, Mode::kIvLen, Mode::kBlockSize, false, false});
     }
 
     // OpenSSL 3.6 added "encrypt-then-mac" (0 for every cipher here): listed
     // where the running OpenSSL's default provider lists it.
     static const OSSL_PARAM* gettable_params(void*) noexcept {
-        static const OSSL_PARAM table[] = {
-            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
-            OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-            OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-            OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
-            OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
-            OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
-            OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
-            OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
-            OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
-            OSSL_PARAM_int(kEncryptThenMac, nullptr),
-            OSSL_PARAM_END,
-        };
-        static constexpr size_t kWithout = sizeof table / sizeof table[0] - 2;
-        static const OSSL_PARAM* without_etm = [] {
-            static OSSL_PARAM copy[kWithout + 1];
-            for (size_t i = 0; i < kWithout; ++i) copy[i] = table[i];
-            copy[kWithout] = OSSL_PARAM_END;
-            return copy;
-        }();
-        return has_encrypt_then_mac_param() ? table : without_etm;
+        return cipher_gettable_params();
     }
 
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {

@@ -25,6 +25,7 @@
 #include <new>
 #include <type_traits>
 
+#include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_ccm_mode.hpp"
 #include "errors.hpp"
@@ -48,7 +49,6 @@ constexpr size_t kDefaultTagLen = 12;
 constexpr size_t kTlsAadLen = 13;          // EVP_AEAD_TLS1_AAD_LEN
 constexpr size_t kTlsFixedIvLen = 4;       // EVP_CCM_TLS_FIXED_IV_LEN
 constexpr size_t kTlsExplicitIvLen = 8;    // EVP_CCM_TLS_EXPLICIT_IV_LEN
-constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
 
 struct Ctx {
     const ProvCtx* prov;
@@ -322,40 +322,11 @@ const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
 }
 
 int get_params(OSSL_PARAM params[]) noexcept {
-    return params::set_uint(params, OSSL_CIPHER_PARAM_MODE, EVP_CIPH_CCM_MODE) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kCipherIvLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_AEAD, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
-           params::set_int(params, kEncryptThenMac, 0);
+    return set_cipher_params(params, {EVP_CIPH_CCM_MODE, kKeyLen, kCipherIvLen, 1, true, true});
 }
 
 const OSSL_PARAM* gettable_params(void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
-        OSSL_PARAM_int(kEncryptThenMac, nullptr),  // OpenSSL 3.6+ only: cut below
-        OSSL_PARAM_END,
-    };
-    static constexpr size_t kWithout = sizeof table / sizeof table[0] - 2;
-    static const OSSL_PARAM* without_etm = [] {
-        static OSSL_PARAM copy[kWithout + 1];
-        for (size_t i = 0; i < kWithout; ++i) copy[i] = table[i];
-        copy[kWithout] = OSSL_PARAM_END;
-        return copy;
-    }();
-    return has_encrypt_then_mac_param() ? table : without_etm;
+    return cipher_gettable_params();
 }
 
 // ---------------------------------------------------------------- init

@@ -15,6 +15,7 @@
 #include <new>
 #include <type_traits>
 
+#include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_gcm_mode.hpp"
 #include "constant_time_equal.hpp"
@@ -38,7 +39,6 @@ constexpr size_t kDefaultIvLen = EVP_GCM_TLS_FIXED_IV_LEN + EVP_GCM_TLS_EXPLICIT
 constexpr size_t kMaxIvLen = 128;  // the default provider's GCM_IV_MAX_SIZE
 constexpr size_t kTagLen = 16;
 // Not in OpenSSL 3.0's headers.
-constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
 constexpr const char kIvGenerated[] = "iv-generated";
 
 // Where the IV stands, as the default provider tracks it: set but unused
@@ -455,41 +455,11 @@ int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
 }
 
 int get_params(OSSL_PARAM params[]) noexcept {
-    return params::set_uint(params, OSSL_CIPHER_PARAM_MODE, EVP_CIPH_GCM_MODE) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kDefaultIvLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_AEAD, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
-           params::set_int(params, kEncryptThenMac, 0);
+    return set_cipher_params(params, {EVP_CIPH_GCM_MODE, kKeyLen, kDefaultIvLen, 1, true, true});
 }
 
 const OSSL_PARAM* gettable_params(void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
-        OSSL_PARAM_int(kEncryptThenMac, nullptr),
-        OSSL_PARAM_END,
-    };
-    // Before 3.6 the list ends before "encrypt-then-mac".
-    static const OSSL_PARAM* without_etm = [] {
-        constexpr size_t kWithout = sizeof table / sizeof table[0] - 2;
-        static OSSL_PARAM copy[kWithout + 1];
-        for (size_t i = 0; i < kWithout; ++i) copy[i] = table[i];
-        copy[kWithout] = OSSL_PARAM_END;
-        return copy;
-    }();
-    return has_encrypt_then_mac_param() ? table : without_etm;
+    return cipher_gettable_params();
 }
 
 int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {

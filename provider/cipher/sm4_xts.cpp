@@ -19,6 +19,7 @@
 #include <new>
 #include <type_traits>
 
+#include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_xts_mode.hpp"
 #include "constant_time_equal.hpp"
@@ -51,7 +52,6 @@ constexpr size_t kKeyLen = 32, kHalf = 16, kIvLen = 16;
 // OSSL_CIPHER_PARAM_XTS_STANDARD and OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC are
 // not in OpenSSL 3.0's headers.
 constexpr const char kXtsStandard[] = "xts_standard";
-constexpr const char kEncryptThenMac[] = "encrypt-then-mac";
 
 struct XtsCtx {
     const ProvCtx* prov;
@@ -253,47 +253,13 @@ int final(void* vctx, unsigned char*, size_t* outl, size_t) noexcept {
 }
 
 int get_params(OSSL_PARAM params[]) noexcept {
-    return params::set_uint(params, OSSL_CIPHER_PARAM_MODE, EVP_CIPH_XTS_MODE) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
-           params::set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 1) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-           params::set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0) &&
-           params::set_int(params, kEncryptThenMac, 0);
+    return set_cipher_params(params, {EVP_CIPH_XTS_MODE, kKeyLen, kIvLen, 1, false, true});
 }
 
 // As the other ciphers': "encrypt-then-mac" where the running OpenSSL's
 // default provider lists it (3.6+).
 const OSSL_PARAM* gettable_params(void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
-        OSSL_PARAM_int(kEncryptThenMac, nullptr),
-        OSSL_PARAM_END,
-    };
-    static const OSSL_PARAM without_etm[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr),
-        OSSL_PARAM_END,
-    };
-    return has_encrypt_then_mac_param() ? table : without_etm;
+    return cipher_gettable_params();
 }
 
 // The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
