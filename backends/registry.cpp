@@ -63,6 +63,9 @@ const Sm4Engine* const kSm4[] = {
     &x86::sm4_vaes_avx2,
     &x86::sm4_aesni_avx2,
 #endif
+#if defined(__aarch64__)
+    &arm64::sm4_ce,
+#endif
 #ifdef HWACCEL_TESTING
     &testing::sm4_minimal,  // only when forced: see chosen_automatically
 #endif

@@ -66,12 +66,16 @@ cross_dir=$dir
 # extension, the portable engine otherwise.
 expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
 expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
+expect_max=${expect_max/sm4=generic/sm4=arm64-sm4e}
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests
 cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4): detection and the choice's fallback" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
     "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
+cross_start_run "-cpu max, HWACCEL_TEST_CPU=-arm-sm4: SM4 falls back to the portable engine" \
+    env HWACCEL_TEST_CPU=-arm-sm4 HWACCEL_TEST_EXPECT_ENGINES=${expect_max/sm4=arm64-sm4e/sm4=generic} \
+    "${qemu[@]}" -cpu max test/arm64/arm64_tests "[arm64]"
 if [ "$evp" -eq 1 ]; then
     cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \
         env -u HWACCEL_TEST_CPU LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu" \

@@ -8,4 +8,6 @@
 
 namespace hwaccel::arm64 {
 
+extern const Sm4Engine sm4_ce;  // SM4E/SM4EKEY (cpu.arm_sm4): sm4_ce.cpp, "arm64-sm4e"
+
 }  // namespace hwaccel::arm64
