@@ -19,7 +19,10 @@
 // and the serial modes (CBC/CFB encryption, OFB) run the one-block chain.
 //
 // Compiled with -march=armv8.2-a+sm4 (backends/CMakeLists.txt, this file
-// only); available() keeps the functions off CPUs without HWCAP_SM4.
+// only); available() keeps the functions off CPUs without HWCAP_SM4. The
+// object exports only the engine table (everything else is internal and
+// inlined: no weak symbols), so the linker can never pick code built with
+// that flag for another file.
 #include <arm_neon.h>
 
 #include <cstddef>
