@@ -17,6 +17,9 @@
 #if defined(__s390x__)
 #include "s390x/s390x_engines.hpp"
 #endif
+#if defined(__aarch64__)
+#include "arm64/arm64_engines.hpp"
+#endif
 
 namespace hwaccel {
 namespace {

@@ -44,63 +44,19 @@ fi
 dir=${1:-$top/build-s390x}
 start=$(date +%s)
 
+. "$top/scripts/cross-common.sh"
+
 # ---- 1. tools
-packages=(g++-s390x-linux-gnu qemu-user-static cmake make pkg-config catch2)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-    echo "installing: ${missing[*]}"
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+cross_install g++-s390x-linux-gnu qemu-user-static cmake make pkg-config catch2
 qemu=(qemu-s390x-static -L /usr/s390x-linux-gnu)
 
 # ---- 2. configure and build
-# A staging tree for what the cross build takes from the host: Catch2's
-# headers (header-only) behind a CMake package of our own, since Debian's
-# points at /usr/include (host headers must never reach the cross compiler)
-# and lists a prebuilt x86-64 library.
 sysroot=$dir/sysroot
-mkdir -p "$sysroot/usr/include" "$sysroot/usr/lib/cmake/Catch2"
-ln -sfn /usr/include/catch2 "$sysroot/usr/include/catch2"
-cat > "$sysroot/usr/lib/cmake/Catch2/Catch2Config.cmake" <<'EOF'
-# Header-only Catch2 2 for the s390x cross build (scripts/cross-s390x.sh).
-if(NOT TARGET Catch2::Catch2)
-  add_library(Catch2::Catch2 INTERFACE IMPORTED)
-  set_target_properties(Catch2::Catch2 PROPERTIES
-    INTERFACE_INCLUDE_DIRECTORIES "${CMAKE_CURRENT_LIST_DIR}/../../../include")
-endif()
-EOF
-catch_version=$(dpkg-query -W -f='${Version}' catch2 | sed 's/-.*//')
-cat > "$sysroot/usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake" <<EOF
-set(PACKAGE_VERSION $catch_version)
-if(PACKAGE_FIND_VERSION_MAJOR EQUAL 2)
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-endif()
-if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)
-  set(PACKAGE_VERSION_EXACT TRUE)
-endif()
-EOF
-
+cross_stage_catch2 "$sysroot"
 provider=OFF
 targets=(s390x_tests)
 if [ "$evp" -eq 1 ]; then
-    if [ ! -e "$sysroot/usr/lib/s390x-linux-gnu/pkgconfig/libcrypto.pc" ]; then
-        echo "== OpenSSL for s390x from Debian (private apt state in $dir/apt)"
-        apt_dir=$dir/apt
-        mkdir -p "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-        : > "$apt_dir/status"
-        apt_opts=(-o APT::Architecture=s390x -o APT::Architectures::=s390x
-                  -o Dir::State="$apt_dir/state" -o Dir::State::status="$apt_dir/status"
-                  -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User="$(id -un)")
-        apt-get "${apt_opts[@]}" update -qq
-        (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" download libssl3:s390x libssl-dev:s390x)
-        for deb in "$apt_dir"/debs/*.deb; do dpkg -x "$deb" "$sysroot"; done
-    fi
+    cross_stage_openssl "$dir" "$sysroot" s390x s390x-linux-gnu
     provider=ON
     targets+=(hwaccel hwaccel_testing s390x_evp_tests)
 fi
@@ -116,61 +72,20 @@ build_time=$(( $(date +%s) - build_start ))
 # ---- 3. emulated runs
 # The guard-page tests crash child processes on purpose: no core files.
 ulimit -c 0
-# The runs are independent: they go side by side (one per core), each into
-# its own log, printed in order once all have ended.
-names=()
-logs=()
-pids=()
-start_run() {
-    local name=$1
-    shift
-    local log=$dir/run-${#names[@]}.log
-    rm -f "$log.status"
-    names+=("$name")
-    logs+=("$log")
-    (
-        t0=$(date +%s)
-        rc=0
-        cd "$dir" && "$@" || rc=$?
-        echo "$rc $(( $(date +%s) - t0 ))" > "$log.status"
-    ) > "$log" 2>&1 &
-    pids+=($!)
-}
+cross_dir=$dir
 
 all_cpacf=+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake
-start_run "portable engines, full backend suites (big-endian)" \
+cross_start_run "portable engines, full backend suites (big-endian)" \
     env -u HWACCEL_TEST_CPU "${qemu[@]}" test/s390x/s390x_tests "~[s390x]"
-start_run "CPACF engines under the instruction model (digest suite, model, engine tests)" \
+cross_start_run "CPACF engines under the instruction model (digest suite, model, engine tests)" \
     env HWACCEL_TEST_CPU=$all_cpacf HWACCEL_MODEL_PARTIAL=5 \
     "${qemu[@]}" test/s390x/s390x_tests "~[sm4]" "~[monte]"
-start_run "CPACF SHA-3 codes without SHAKE codes (choice per function code)" \
+cross_start_run "CPACF SHA-3 codes without SHAKE codes (choice per function code)" \
     env HWACCEL_TEST_CPU=+cpacf-sha3 HWACCEL_MODEL_PARTIAL=3 \
     "${qemu[@]}" test/s390x/s390x_tests "[s390x],[differential]"
 if [ "$evp" -eq 1 ]; then
-    start_run "EVP suites: hwaccel.so for s390x over the CPACF engines under the model" \
+    cross_start_run "EVP suites: hwaccel.so for s390x over the CPACF engines under the model" \
         env LD_LIBRARY_PATH="$sysroot/usr/lib/s390x-linux-gnu" HWACCEL_TEST_CPU=$all_cpacf \
         HWACCEL_MODEL_PARTIAL=5 "${qemu[@]}" test/s390x/s390x_evp_tests
 fi
-wait "${pids[@]}" || true
-
-failed=0
-summary=()
-for i in "${!names[@]}"; do
-    echo
-    echo "== ${names[$i]}"
-    cat "${logs[$i]}"
-    read -r rc secs < "${logs[$i]}.status" || { rc=1; secs=?; }
-    if [ "$rc" -eq 0 ]; then verdict=PASS; else verdict="FAIL"; failed=1; fi
-    summary+=("$(printf '  %-6s %s (%s s)' "$verdict" "${names[$i]}" "$secs")")
-done
-
-echo
-echo "== s390x summary (qemu-s390x-static $(qemu-s390x-static --version | sed -n 's/.*version \([^ ]*\).*/\1/p'))"
-printf '  %-6s %s\n' "build" "${build_time} s"
-printf '%s\n' "${summary[@]}"
-echo "  total $(( $(date +%s) - start )) s"
-if [ "$failed" -ne 0 ]; then
-    echo "s390x: FAILED"
-    exit 1
-fi
-echo "s390x: all passed"
+cross_finish s390x qemu-s390x-static "$build_time" "$start"

@@ -33,6 +33,12 @@ struct CpuFeatures {
     bool cpacf_sha256 = false;
     bool cpacf_sha3 = false;
     bool cpacf_shake = false;
+    // arm64 (getauxval(AT_HWCAP)); each also requires ASIMD, which every
+    // engine here uses for its registers.
+    bool arm_sha1 = false;    // SHA1C/P/M/H, SHA1SU0/SU1 (HWCAP_SHA1)
+    bool arm_sha256 = false;  // SHA256H/H2, SHA256SU0/SU1 (HWCAP_SHA2)
+    bool arm_sha3 = false;    // EOR3, RAX1, XAR, BCAX (HWCAP_SHA3)
+    bool arm_sm4 = false;     // SM4E, SM4EKEY (HWCAP_SM4)
 };
 
 // The features of the running CPU, detected on first use (thread-safe).

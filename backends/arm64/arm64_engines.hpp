@@ -1,0 +1,11 @@
+// arm64 engines (ARMv8 Crypto Extensions), one file each with its -march
+// flags set in backends/CMakeLists.txt; available() checks the HWCAP-derived
+// features before any of their instructions runs. The registry lists them
+// under #if defined(__aarch64__), best first.
+#pragma once
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel::arm64 {
+
+}  // namespace hwaccel::arm64

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# arm64 (aarch64) cross build and emulated run; part of README's test command
+# (scripts/test.sh). The common parts are scripts/cross-common.sh's.
+#
+#   1. Installs, from Debian's packages, what is missing: g++-aarch64-linux-gnu,
+#      qemu-user-static (qemu-aarch64-static), cmake, make, pkg-config, catch2.
+#   2. Configures BUILD_DIR (default build-aarch64/) with
+#      cmake/aarch64-toolchain.cmake and builds arm64_tests (the backend
+#      suites of test/backends and the arm64 tests of test/arm64) and, unless
+#      --no-evp, Debian's arm64 libssl3/libssl-dev unpacked into a private
+#      staging tree (as for s390x), hwaccel.so for arm64 and arm64_evp_tests.
+#   3. Runs them under qemu-aarch64-static, side by side:
+#      a. -cpu max (every extension qemu has: SHA-1, SHA-2, SHA-3, SM4): the
+#         whole backend suites over every engine the registry runs there (the
+#         arm64 engines and the portable ones), the arm64 detection and engine
+#         tests, and the registry's choice checked against HWACCEL_TEST_EXPECT_ENGINES.
+#      b. -cpu cortex-a72 (SHA-1/SHA-2, no SHA-3, no SM4): the arm64 tests
+#         only, asserting the choice falls back to the portable Keccak and SM4.
+#      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
+#         suites (test/provider) over the arm64 hwaccel.so (test-only module).
+#   Prints a pass/fail summary; exits non-zero if anything failed.
+#
+# usage: scripts/cross-aarch64.sh [--no-evp] [BUILD_DIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+evp=1
+if [ "${1:-}" = --no-evp ]; then
+    evp=0
+    shift
+fi
+dir=${1:-$top/build-aarch64}
+start=$(date +%s)
+
+. "$top/scripts/cross-common.sh"
+
+# ---- 1. tools
+cross_install g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config catch2
+qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
+
+# ---- 2. configure and build
+sysroot=$dir/sysroot
+cross_stage_catch2 "$sysroot"
+provider=OFF
+targets=(arm64_tests)
+if [ "$evp" -eq 1 ]; then
+    cross_stage_openssl "$dir" "$sysroot" arm64 aarch64-linux-gnu
+    provider=ON
+    targets+=(hwaccel hwaccel_testing arm64_evp_tests)
+fi
+
+echo "== arm64 cross build ($dir)"
+build_start=$(date +%s)
+cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$top/cmake/aarch64-toolchain.cmake" \
+    -DHWACCEL_AARCH64_SYSROOT="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
+build_time=$(( $(date +%s) - build_start ))
+
+# ---- 3. emulated runs
+# The guard-page tests crash child processes on purpose: no core files.
+ulimit -c 0
+cross_dir=$dir
+
+# The engines each -cpu model must get (family=engine, checked by
+# test/arm64/detect_test.cpp): the arm64 engine wherever the model has the
+# extension, the portable engine otherwise.
+expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
+expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
+cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
+    env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
+    "${qemu[@]}" -cpu max test/arm64/arm64_tests
+cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4): detection and the choice's fallback" \
+    env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
+    "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
+if [ "$evp" -eq 1 ]; then
+    cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \
+        env -u HWACCEL_TEST_CPU LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu" \
+        "${qemu[@]}" -cpu max test/arm64/arm64_evp_tests
+fi
+cross_finish arm64 qemu-aarch64-static "$build_time" "$start"
