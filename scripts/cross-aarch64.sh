@@ -16,6 +16,8 @@
 #         tests, and the registry's choice checked against HWACCEL_TEST_EXPECT_ENGINES.
 #      b. -cpu cortex-a72 (SHA-1/SHA-2, no SHA-3, no SM4): the arm64 tests
 #         only, asserting the choice falls back to the portable Keccak and SM4.
+#      b2. -cpu max with HWACCEL_TEST_CPU=-arm-sha3: the arm64 tests only,
+#         asserting the Keccak choice falls back to the portable engine.
 #      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
 #         suites (test/provider) over the arm64 hwaccel.so (test-only module).
 #   Prints a pass/fail summary; exits non-zero if anything failed.
@@ -66,12 +68,17 @@ cross_dir=$dir
 # extension, the portable engine otherwise.
 expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
 expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
+# Keccak: arm64-sha3 where the model has SHA-3 (keccak_sha3.cpp).
+expect_max=${expect_max/sha3=generic/sha3=arm64-sha3}
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests
 cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4): detection and the choice's fallback" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
     "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
+cross_start_run "-cpu max, HWACCEL_TEST_CPU=-arm-sha3: the Keccak choice falls back to the portable engine" \
+    env HWACCEL_TEST_CPU=-arm-sha3 HWACCEL_TEST_EXPECT_ENGINES=sha3=generic \
+    "${qemu[@]}" -cpu max test/arm64/arm64_tests "[arm64]"
 if [ "$evp" -eq 1 ]; then
     cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \
         env -u HWACCEL_TEST_CPU LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu" \
