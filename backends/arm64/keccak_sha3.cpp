@@ -28,7 +28,11 @@
 //     eor3 issues once per cycle against four plain eor (libaegis PR 23, by
 //     Arm), and on Graviton4 (Neoverse V2) this approach measured about 2x
 //     slower than scalar code (keccak-asm issue 15), which is why AWS-LC
-//     routes Neoverse V1/V2 to scalar Keccak.
+//     routes Neoverse V1/V2 to scalar Keccak. The registry nevertheless
+//     offers this engine wherever HWCAP_SHA3 is set (HWCAP cannot tell the
+//     cores apart); on those cores force sha3=generic. Measure natively with
+//     `build/tools/hwaccel-engine-bench sha3` and
+//     `scripts/bench.py --evp --alg sha3-256`.
 //   * Written with intrinsics: the round is written out twice per loop
 //     iteration (lanes a -> e -> a), so no lane needs a move. GCC 12 -O2
 //     (checked in the listing) makes the two-round loop 148 instructions:
