@@ -7,6 +7,6 @@
 #include "hwaccel/engines.hpp"
 
 namespace hwaccel::arm64 {
-
 extern const KeccakEngine keccak_sha3;  // keccak_sha3.cpp: eor3/rax1/xar/bcax (FEAT_SHA3)
+
 }  // namespace hwaccel::arm64
