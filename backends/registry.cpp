@@ -54,6 +54,9 @@ const KeccakEngine* const kKeccak[] = {
 #if defined(__s390x__)
     &s390x::keccak_cpacf,
 #endif
+#if defined(__aarch64__)
+    &arm64::keccak_sha3,
+#endif
     &generic::keccak,
 };
 const Sm4Engine* const kSm4[] = {

@@ -16,6 +16,8 @@
 #         tests, and the registry's choice checked against HWACCEL_TEST_EXPECT_ENGINES.
 #      b. -cpu cortex-a72 (SHA-1/SHA-2, no SHA-3, no SM4): the arm64 tests
 #         only, asserting the choice falls back to the portable Keccak and SM4.
+#      b2. -cpu max with HWACCEL_TEST_CPU=-arm-sha3: the arm64 tests only,
+#         asserting the Keccak choice falls back to the portable engine.
 #      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
 #         suites (test/provider) over the arm64 hwaccel.so (test-only module).
 #   Prints a pass/fail summary; exits non-zero if anything failed.
@@ -67,14 +69,19 @@ cross_dir=$dir
 expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
 expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
 expect_max=${expect_max/sm4=generic/sm4=arm64-sm4e}
+# Keccak: arm64-sha3 where the model has SHA-3 (keccak_sha3.cpp).
+expect_max=${expect_max/sha3=generic/sha3=arm64-sha3}
+# With SHA-3 and SM4 masked, both choices fall back to the portable engine.
+expect_masked=${expect_max/sm4=arm64-sm4e/sm4=generic}
+expect_masked=${expect_masked/sha3=arm64-sha3/sha3=generic}
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests
 cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4): detection and the choice's fallback" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
     "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
-cross_start_run "-cpu max, HWACCEL_TEST_CPU=-arm-sm4: SM4 falls back to the portable engine" \
-    env HWACCEL_TEST_CPU=-arm-sm4 HWACCEL_TEST_EXPECT_ENGINES=${expect_max/sm4=arm64-sm4e/sm4=generic} \
+cross_start_run "-cpu max, HWACCEL_TEST_CPU=-arm-sm4,-arm-sha3: SM4 and Keccak fall back to the portable engine" \
+    env HWACCEL_TEST_CPU=-arm-sm4,-arm-sha3 HWACCEL_TEST_EXPECT_ENGINES=$expect_masked \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests "[arm64]"
 if [ "$evp" -eq 1 ]; then
     cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \

@@ -7,6 +7,7 @@
 #include "hwaccel/engines.hpp"
 
 namespace hwaccel::arm64 {
+extern const KeccakEngine keccak_sha3;  // keccak_sha3.cpp: eor3/rax1/xar/bcax (FEAT_SHA3)
 
 extern const Sm4Engine sm4_ce;  // SM4E/SM4EKEY (cpu.arm_sm4): sm4_ce.cpp, "arm64-sm4e"
 
