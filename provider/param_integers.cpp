@@ -153,7 +153,16 @@ bool get_as(const OSSL_PARAM* p, T* value) {
 
 bool get_int(const OSSL_PARAM* p, int* value) { return get_as(p, value); }
 bool get_uint(const OSSL_PARAM* p, unsigned* value) { return get_as(p, value); }
-bool get_size_t(const OSSL_PARAM* p, size_t* value) { return get_as(p, value); }
+bool get_size_t(const OSSL_PARAM* p, size_t* value) {
+    // What EVP passes (SHAKE's xoflen on every EVP_DigestFinalXOF) without
+    // the wide conversion: any value of a size_t-sized size_t fits.
+    if (p != nullptr && value != nullptr && p->data != nullptr &&
+        p->data_type == OSSL_PARAM_UNSIGNED_INTEGER && p->data_size == sizeof(size_t)) {
+        std::memcpy(value, p->data, sizeof(size_t));
+        return true;
+    }
+    return get_as(p, value);
+}
 
 bool set_int(OSSL_PARAM* p, int value) { return set_integer(p, value, kIntSetter); }
 bool set_uint(OSSL_PARAM* p, unsigned value) { return set_integer(p, value, kUintSetter); }
