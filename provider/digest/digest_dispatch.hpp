@@ -103,6 +103,7 @@ class DigestDispatch {
     // false, with an error, if it is there but not a size_t.
     static bool read_xoflen(const Ctx* ctx, const OSSL_PARAM params[], size_t& len) {
         if constexpr (Algo::kXof) {
+            if (params == nullptr) return true;  // every init from EVP
             if (refuses_repeated_params()) {
                 if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
                     raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);

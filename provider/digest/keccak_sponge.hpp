@@ -124,7 +124,14 @@ public:
             wipe();
             return;
         }
-        squeeze(out, len);
+        // The usual final (SHA-3, short SHAKE output): one block of output
+        // straight after the padding, without squeeze()'s bookkeeping.
+        if (!squeezing_ && engine_->finish == nullptr && len <= rate_) {
+            pad_and_switch();
+            extract(0, out, len);
+        } else {
+            squeeze(out, len);
+        }
         wipe();
     }
 
