@@ -103,6 +103,7 @@ class DigestDispatch {
     // false, with an error, if it is there but not a size_t.
     static bool read_xoflen(const Ctx* ctx, const OSSL_PARAM params[], size_t& len) {
         if constexpr (Algo::kXof) {
+            if (params == nullptr) return true;  // every init from EVP
             if (refuses_repeated_params()) {
                 if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
                     raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
@@ -135,10 +136,13 @@ class DigestDispatch {
         if (!read_xoflen(ctx, params, xoflen)) return 0;
         // Everything goes back to the start, the XOF length included (EVP
         // reuses a context after final and calls only init). Final already
-        // wiped; only an abandoned message needs wiping here.
+        // wiped; only an abandoned message needs wiping here. A new context
+        // (made reset) or one with nothing absorbed is at the start already:
+        // no second reset (EVP 3.0 makes a new context for every init, and
+        // a Keccak reset clears 200 bytes).
         if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing)
             ctx->hasher.wipe();
-        ctx->hasher.reset();
+        if (ctx->phase != Phase::kNew && ctx->phase != Phase::kFresh) ctx->hasher.reset();
         ctx->xoflen = xoflen;
         ctx->phase = Phase::kFresh;
         return 1;

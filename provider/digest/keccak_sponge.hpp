@@ -30,7 +30,7 @@ public:
     }
 
     void reset() {
-        secure_zero(lanes_, sizeof lanes_);  // libc memset: no rep stosq (see bytes.hpp)
+        secure_zero(data_.lanes, sizeof data_.lanes);  // libc memset: no rep stosq (see bytes.hpp)
         buffered_ = 0;
         squeezing_ = false;
         holding_ = engine_->oneshot != nullptr;
@@ -43,7 +43,7 @@ public:
     void update(const uint8_t* data, size_t len) {
         if (holding_) {
             if (len <= kHoldBytes - buffered_) {
-                if (len != 0) std::memcpy(buffer_ + buffered_, data, len);
+                if (len != 0) std::memcpy(data_.buffer + buffered_, data, len);
                 buffered_ += len;
                 note_written(buffered_);
                 return;
@@ -53,22 +53,22 @@ public:
         if (buffered_ != 0) {
             size_t take = rate_ - buffered_;
             if (take > len) take = len;
-            std::memcpy(buffer_ + buffered_, data, take);
+            std::memcpy(data_.buffer + buffered_, data, take);
             buffered_ += take;
             note_written(buffered_);
             data += take;
             len -= take;
             if (buffered_ < rate_) return;
-            engine_->absorb(lanes_, buffer_, 1, rate_);
+            engine_->absorb(data_.lanes, data_.buffer, 1, rate_);
             buffered_ = 0;
         }
         if (size_t n = len / rate_) {
-            engine_->absorb(lanes_, data, n, rate_);
+            engine_->absorb(data_.lanes, data, n, rate_);
             data += n * rate_;
             len -= n * rate_;
         }
         if (len != 0) {
-            std::memcpy(buffer_, data, len);
+            std::memcpy(data_.buffer, data, len);
             buffered_ = len;
             note_written(len);
         }
@@ -79,7 +79,7 @@ public:
     void squeeze(uint8_t* out, size_t len) {
         if (!squeezing_) {
             if (engine_->finish &&
-                engine_->finish(lanes_, buffer_, buffered_, rate_, pad_, out, len)) {
+                engine_->finish(data_.lanes, data_.buffer, buffered_, rate_, pad_, out, len)) {
                 // The state is the one that produced the last output block.
                 squeezing_ = true;
                 holding_ = false;
@@ -97,13 +97,13 @@ public:
             out += take;
             len -= take;
         }
-        if (len != 0 && engine_->squeeze && engine_->squeeze(lanes_, out, len, rate_)) {
+        if (len != 0 && engine_->squeeze && engine_->squeeze(data_.lanes, out, len, rate_)) {
             buffered_ = len % rate_ != 0 ? len % rate_ : rate_;
             return;
         }
         while (len != 0) {
             if (buffered_ == rate_) {
-                engine_->permute(lanes_);
+                engine_->permute(data_.lanes);
                 buffered_ = 0;
             }
             size_t take = rate_ - buffered_;
@@ -120,18 +120,25 @@ public:
     // goes to the engine's oneshot: no state to load or keep.
     void finish(uint8_t* out, size_t len) {
         if (holding_ && !squeezing_ &&
-            engine_->oneshot(buffer_, buffered_, rate_, pad_, out, len)) {
+            engine_->oneshot(data_.buffer, buffered_, rate_, pad_, out, len)) {
             wipe();
             return;
         }
-        squeeze(out, len);
+        // The usual final (SHA-3, short SHAKE output): one block of output
+        // straight after the padding, without squeeze()'s bookkeeping.
+        if (!squeezing_ && engine_->finish == nullptr && len <= rate_) {
+            pad_and_switch();
+            extract(0, out, len);
+        } else {
+            squeeze(out, len);
+        }
         wipe();
     }
 
     // Clears everything derived from the message; engine, rate and pad stay.
     void wipe() {
-        secure_zero(lanes_, sizeof lanes_);
-        secure_zero(buffer_, written_);  // the rest never held message bytes
+        // The lanes, and the buffer up to written_: the rest never held message bytes.
+        secure_zero(&data_, offsetof(Data, buffer) + written_);
         written_ = 0;
         buffered_ = 0;
         squeezing_ = false;
@@ -161,17 +168,17 @@ public:
             absorbed.wipe();
             return true;
         }
-        std::memcpy(s.lanes, lanes_, sizeof s.lanes);
+        std::memcpy(s.lanes, data_.lanes, sizeof s.lanes);
         s.buffered = buffered_;
         std::memset(s.block, 0, sizeof s.block);
-        std::memcpy(s.block, buffer_, buffered_);
+        std::memcpy(s.block, data_.buffer, buffered_);
         return true;
     }
     // Requires s.buffered < rate().
     void load(const Snapshot& s) {
         wipe();
-        std::memcpy(lanes_, s.lanes, sizeof lanes_);
-        std::memcpy(buffer_, s.block, s.buffered);
+        std::memcpy(data_.lanes, s.lanes, sizeof data_.lanes);
+        std::memcpy(data_.buffer, s.block, s.buffered);
         note_written(s.buffered);
         buffered_ = s.buffered;
     }
@@ -184,11 +191,11 @@ private:
     void pad_and_switch() {
         if (holding_) stop_holding();
         size_t i = 0;
-        for (; i + 8 <= buffered_; i += 8) lanes_[i / 8] ^= load_le64(buffer_ + i);
-        for (; i < buffered_; ++i) xor_byte(i, buffer_[i]);
+        for (; i + 8 <= buffered_; i += 8) data_.lanes[i / 8] ^= load_le64(data_.buffer + i);
+        for (; i < buffered_; ++i) xor_byte(i, data_.buffer[i]);
         xor_byte(buffered_, pad_);
         xor_byte(rate_ - 1, kKeccakFinalBit);
-        engine_->permute(lanes_);
+        engine_->permute(data_.lanes);
         squeezing_ = true;
         buffered_ = 0;  // now counts output bytes taken from the current block
     }
@@ -197,36 +204,44 @@ private:
     void stop_holding() {
         holding_ = false;
         if (size_t n = buffered_ / rate_) {
-            engine_->absorb(lanes_, buffer_, n, rate_);
+            engine_->absorb(data_.lanes, data_.buffer, n, rate_);
             buffered_ -= n * rate_;
-            std::memmove(buffer_, buffer_ + n * rate_, buffered_);
+            std::memmove(data_.buffer, data_.buffer + n * rate_, buffered_);
         }
     }
 
-    void xor_byte(size_t i, uint8_t b) { lanes_[i / 8] ^= uint64_t{b} << (8 * (i % 8)); }
+    void xor_byte(size_t i, uint8_t b) { data_.lanes[i / 8] ^= uint64_t{b} << (8 * (i % 8)); }
 
     // Copies sponge bytes [offset, offset + len) of the current state to out:
     // byte i is byte i % 8 of lane i / 8, little-endian (see engines.hpp).
     // Straight into out, with no stack copy of the output to wipe.
     void extract(size_t offset, uint8_t* out, size_t len) const {
+        if (kLittleEndian) {  // the lanes' bytes are the sponge's bytes in order
+            std::memcpy(out, reinterpret_cast<const uint8_t*>(data_.lanes) + offset, len);
+            return;
+        }
         for (; len != 0 && offset % 8 != 0; --len) *out++ = lane_byte(offset++);
-        for (; len >= 8; len -= 8, offset += 8, out += 8) store_le64(out, lanes_[offset / 8]);
+        for (; len >= 8; len -= 8, offset += 8, out += 8) store_le64(out, data_.lanes[offset / 8]);
         for (; len != 0; --len) *out++ = lane_byte(offset++);
     }
     void note_written(size_t end) {
         if (end > written_) written_ = end;
     }
-    uint8_t lane_byte(size_t i) const { return static_cast<uint8_t>(lanes_[i / 8] >> (8 * (i % 8))); }
+    uint8_t lane_byte(size_t i) const { return static_cast<uint8_t>(data_.lanes[i / 8] >> (8 * (i % 8))); }
 
     const KeccakEngine* engine_;
     size_t rate_;
     uint8_t pad_;
     bool squeezing_;
-    bool holding_;     // nothing absorbed yet: the whole message is in buffer_
-    size_t buffered_;  // absorbing: input bytes in buffer_; squeezing: output bytes used
-    uint64_t lanes_[kKeccakLanes];
-    size_t written_ = 0;  // buffer_[0, written_) may hold message bytes (wipe clears them)
-    uint8_t buffer_[kHoldBytes];
+    bool holding_;     // nothing absorbed yet: the whole message is in data_.buffer
+    size_t buffered_;  // absorbing: input bytes in data_.buffer; squeezing: output bytes used
+    size_t written_ = 0;  // data_.buffer[0, written_) may hold message bytes (wipe clears them)
+    // Together, so that wipe() clears both with one memset.
+    struct Data {
+        uint64_t lanes[kKeccakLanes];
+        uint8_t buffer[kHoldBytes];
+    } data_;
+    static_assert(offsetof(Data, buffer) == sizeof(Data::lanes));
 };
 
 }  // namespace hwaccel
