@@ -282,16 +282,12 @@ class CipherDispatch {
     }
 
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
                              {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
                              {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                             {OSSL_CIPHER_PARAM_TLS_MAC}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return 0;
-            }
-        }
+                             {OSSL_CIPHER_PARAM_TLS_MAC}}))
+            return 0;
         const bool ok =
             params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, Mode::kKeyLen) &&
             params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, Mode::kIvLen) &&
@@ -315,15 +311,11 @@ class CipherDispatch {
     static bool read_settings(const Ctx* ctx, const OSSL_PARAM params[], Settings& s) {
         if (params == nullptr) return true;
         // The default provider's settable keys, even those we ignore.
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
                              {OSSL_CIPHER_PARAM_USE_BITS}, {OSSL_CIPHER_PARAM_TLS_VERSION},
-                             {OSSL_CIPHER_PARAM_TLS_MAC_SIZE}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return false;
-            }
-        }
+                             {OSSL_CIPHER_PARAM_TLS_MAC_SIZE}}))
+            return false;
         const OSSL_PARAM* p = params::locate(params, OSSL_CIPHER_PARAM_PADDING);
         unsigned padding = s.padding;
         if (p != nullptr && !params::get_uint(p, &padding)) {

@@ -29,6 +29,8 @@
 #include "cipher/cipher_params.hpp"
 #include "errors.hpp"
 #include "memory.hpp"
+#include "openssl_version.hpp"
+#include "params.hpp"
 #include "prov_ctx.hpp"
 
 namespace hwaccel {
@@ -180,6 +182,18 @@ public:
         {0, nullptr},
     };
 };
+
+// OpenSSL 3.6+'s refusal of a request that names a parameter twice, where
+// the running OpenSSL's default provider makes it: true (error raised) if
+// params names one of `keys` twice.
+inline bool refuse_repeated(const ProvCtx* prov, const OSSL_PARAM* params,
+                            params::KeyGroups keys) {
+    if (!refuses_repeated_params()) return false;
+    const char* key = params::repeated(params, keys);
+    if (key == nullptr) return false;
+    raise_error(prov, kErrInvalidParameter, "param %s is repeated", key);
+    return true;
+}
 
 // The key-length check of init, before anything changes.
 inline bool require_key_length(const ProvCtx* prov, const unsigned char* key, size_t keylen,

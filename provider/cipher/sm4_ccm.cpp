@@ -101,14 +101,10 @@ struct Settings {
 bool read_settings(const CcmCtx* ctx, const OSSL_PARAM params[], Settings& s, bool new_message) {
     s = Settings{ctx->l, ctx->m, false, nullptr, false, {}, 0, nullptr};
     if (params == nullptr) return true;
-    if (refuses_repeated_params()) {
-        if (const char* key = params::repeated(
-                params, {{OSSL_CIPHER_PARAM_AEAD_IVLEN}, {OSSL_CIPHER_PARAM_AEAD_TAG},
-                         {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED}})) {
-            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-            return false;
-        }
-    }
+    if (refuse_repeated(ctx->prov, params,
+                        {{OSSL_CIPHER_PARAM_AEAD_IVLEN}, {OSSL_CIPHER_PARAM_AEAD_TAG},
+                         {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED}}))
+        return false;
     if (const OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < 4 || p->data_size > 16 ||
             p->data_size % 2 != 0) {
@@ -416,16 +412,12 @@ struct Sm4Ccm {
     }
 
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
                              {OSSL_CIPHER_PARAM_AEAD_TAGLEN}, {OSSL_CIPHER_PARAM_IV},
                              {OSSL_CIPHER_PARAM_UPDATED_IV}, {OSSL_CIPHER_PARAM_AEAD_TAG},
-                             {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return 0;
-            }
-        }
+                             {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD}}))
+            return 0;
         if (!params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) ||
             !params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, iv_len(ctx)) ||
             !params::set_size(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN, ctx->m) ||

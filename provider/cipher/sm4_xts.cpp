@@ -66,12 +66,7 @@ static_assert(std::is_trivially_copyable_v<XtsCtx>);
 // Reads "xts_standard" if given; changes nothing on a refusal.
 bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& standard) {
     if (params == nullptr) return true;
-    if (refuses_repeated_params()) {
-        if (const char* key = params::repeated(params, {{kXtsStandard}})) {
-            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-            return false;
-        }
-    }
+    if (refuse_repeated(ctx->prov, params, {{kXtsStandard}})) return false;
     const OSSL_PARAM* p = hwaccel::params::locate(params, kXtsStandard);
     if (p == nullptr) return true;
     const char* value = static_cast<const char*>(p->data);
@@ -204,16 +199,12 @@ struct Sm4Xts {
     // The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
     // the same; padding reads 1 and num 0 as there; no TLS MAC.
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
                              {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
                              {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                             {OSSL_CIPHER_PARAM_TLS_MAC}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return 0;
-            }
-        }
+                             {OSSL_CIPHER_PARAM_TLS_MAC}}))
+            return 0;
         OSSL_PARAM* mac = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
         const bool ok = params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
                         params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
