@@ -123,8 +123,7 @@ class CipherDispatch {
         if (!ctx->encrypting && ctx->padding && out_blocks != 0 && total % kBlock == 0)
             --out_blocks;
         const size_t produced = out_blocks * kBlock;
-        if (!require_room(ctx, produced, outsize) || !require_output(ctx, out, produced))
-            return 0;
+        if (!require_output(ctx->prov, out, outsize, produced)) return 0;
         if (out_blocks != 0 && ctx->buffered != 0 && out == in) {
             // In place with bytes waiting: shift the input up behind them so
             // the whole stream lies in `out` and is processed in place.
@@ -157,13 +156,6 @@ class CipherDispatch {
         return 1;
     }
 
-    // An output buffer that must receive `need` bytes.
-    static bool require_output(const Ctx* ctx, const unsigned char* out, size_t need) {
-        if (is_real_buffer(out, need)) return true;
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", need);
-        return false;
-    }
-
     static bool require_input(const Ctx* ctx, const unsigned char* in, size_t inl,
                               size_t max_len) {
         if (inl <= max_len && is_real_buffer(in, inl)) return true;
@@ -184,7 +176,7 @@ class CipherDispatch {
         if constexpr (kBlockMode) {
             return block_update(ctx, out, outl, outsize, in, inl);
         } else {
-            if (!require_room(ctx, inl, outsize) || !require_output(ctx, out, inl)) return 0;
+            if (!require_output(ctx->prov, out, outsize, inl)) return 0;
             Mode::stream(ctx->state, ctx->encrypting, out, in, inl);
             *outl = inl;
             return 1;
@@ -202,7 +194,7 @@ class CipherDispatch {
                             "%zu bytes left over with padding off", ctx->buffered);
                 return 0;
             }
-            if (!require_room(ctx, kBlock, outsize) || !require_output(ctx, out, kBlock))
+            if (!require_output(ctx->prov, out, outsize, kBlock))
                 return 0;
             const uint8_t pad = static_cast<uint8_t>(kBlock - ctx->buffered);
             std::memset(ctx->buf + ctx->buffered, pad, pad);
@@ -230,7 +222,7 @@ class CipherDispatch {
         if (ctx->padding && !pkcs7_unpad(plain, &len)) {
             raise_error(ctx->prov, kErrBadDecrypt);
             ok = 0;
-        } else if (!require_room(ctx, len, outsize) || !require_output(ctx, out, len)) {
+        } else if (!require_output(ctx->prov, out, outsize, len)) {
             ok = 0;
         } else {
             std::memcpy(out, plain, len);
@@ -261,7 +253,7 @@ class CipherDispatch {
         if (!require_key(ctx) ||
             !require_not_finalized(ctx, kErrUpdateAfterFinal) ||
             !require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX)) ||
-            !require_room(ctx, inl, outsize) || !require_output(ctx, out, inl))
+            !require_output(ctx->prov, out, outsize, inl))
             return 0;
         if constexpr (kBlockMode) {
             if (inl % kBlock != 0) {
@@ -282,12 +274,7 @@ class CipherDispatch {
     }
 
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
-        if (refuse_repeated(ctx->prov, params,
-                            {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
-                             {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
-                             {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                             {OSSL_CIPHER_PARAM_TLS_MAC}}))
-            return 0;
+        if (refuse_repeated_generic_get(ctx->prov, params)) return 0;
         const bool ok =
             params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, Mode::kKeyLen) &&
             params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, Mode::kIvLen) &&

@@ -22,12 +22,14 @@
 #pragma once
 
 #include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
 
 #include <new>
 #include <type_traits>
 
 #include "cipher/cipher_params.hpp"
 #include "errors.hpp"
+#include "lengths.hpp"
 #include "memory.hpp"
 #include "openssl_version.hpp"
 #include "params.hpp"
@@ -192,6 +194,29 @@ inline bool refuse_repeated(const ProvCtx* prov, const OSSL_PARAM* params,
     const char* key = params::repeated(params, keys);
     if (key == nullptr) return false;
     raise_error(prov, kErrInvalidParameter, "param %s is repeated", key);
+    return true;
+}
+
+// The generic cipher's gettable keys (its list and "tls-mac").
+inline bool refuse_repeated_generic_get(const ProvCtx* prov, const OSSL_PARAM* params) {
+    return refuse_repeated(prov, params,
+                           {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
+                            {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+                            {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
+                            {OSSL_CIPHER_PARAM_TLS_MAC}});
+}
+
+// Where an update writes `need` bytes: room for them, and a real buffer.
+inline bool require_output(const ProvCtx* prov, const unsigned char* out, size_t outsize,
+                           size_t need) {
+    if (outsize < need) {
+        raise_error(prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", need, outsize);
+        return false;
+    }
+    if (!is_real_buffer(out, need)) {
+        raise_error(prov, kErrInvalidLength, "no output buffer for %zu bytes", need);
+        return false;
+    }
     return true;
 }
 

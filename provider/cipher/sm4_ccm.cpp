@@ -346,14 +346,7 @@ int process(CcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
         *outl = 0;
         return 1;
     }
-    if (outsize < inl) {
-        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl, outsize);
-        return 0;
-    }
-    if (!is_real_buffer(out, inl)) {
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
-        return 0;
-    }
+    if (!require_output(ctx->prov, out, outsize, inl)) return 0;
     if (!crypt_payload(ctx, out, in, inl)) return 0;
     *outl = inl;
     return 1;

@@ -227,15 +227,7 @@ bool absorb(GcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
         *outl = inl;  // the default provider reports AAD as consumed
         return true;
     }
-    if (outsize < inl) {
-        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl,
-                    outsize);
-        return false;
-    }
-    if (!is_real_buffer(out, inl)) {
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
-        return false;
-    }
+    if (!require_output(ctx->prov, out, outsize, inl)) return false;
     const bool ok = ctx->encrypting ? sm4_gcm_encrypt(ctx->gcm, out, in, inl)
                                     : sm4_gcm_decrypt(ctx->gcm, out, in, inl);
     if (!ok) {

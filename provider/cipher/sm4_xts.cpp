@@ -116,14 +116,7 @@ int crypt_unit(XtsCtx* ctx, unsigned char* out, size_t outsize, const unsigned c
                     kXtsMaxLength, inl);
         return 0;
     }
-    if (outsize < inl) {
-        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl, outsize);
-        return 0;
-    }
-    if (!is_real_buffer(out, inl)) {
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
-        return 0;
-    }
+    if (!require_output(ctx->prov, out, outsize, inl)) return 0;
     sm4_xts(ctx->key, ctx->standard,
             ctx->encrypting ? Sm4Direction::kEncrypt : Sm4Direction::kDecrypt, ctx->iv, out, in,
             inl);
@@ -199,12 +192,7 @@ struct Sm4Xts {
     // The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
     // the same; padding reads 1 and num 0 as there; no TLS MAC.
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
-        if (refuse_repeated(ctx->prov, params,
-                            {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
-                             {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
-                             {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                             {OSSL_CIPHER_PARAM_TLS_MAC}}))
-            return 0;
+        if (refuse_repeated_generic_get(ctx->prov, params)) return 0;
         OSSL_PARAM* mac = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
         const bool ok = params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
                         params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
