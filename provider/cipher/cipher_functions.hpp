@@ -19,6 +19,9 @@
 //   static int set_ctx_params(Ctx*, const OSSL_PARAM[]);
 //   static const OSSL_PARAM* gettable_ctx_params();
 //   static const OSSL_PARAM* settable_ctx_params();
+//
+// After it, the checks every mode makes alike: a parameter named twice
+// (3.6+), room for the output, the key's length.
 #pragma once
 
 #include <openssl/core_dispatch.h>
