@@ -32,10 +32,10 @@ import tempfile
 REQUIRED = {"*": ["backend", "evp"]}
 if platform.machine() in ("x86_64", "AMD64", "amd64") and sys.platform.startswith("linux"):
     REQUIRED["sm4"] = ["backend", "evp", "ct-trace"]
-# GHASH engines reach EVP only through SM4-GCM (whose branch adds "evp" here
-# once the provider serves it); until then the backend suite and the
-# constant-time checks run them.
-REQUIRED["ghash"] = ["backend"] + (["ct-trace"] if "sm4" in REQUIRED else [])
+# GHASH engines reach EVP only through SM4-GCM: its EVP suite runs every
+# GHASH engine (test/provider's engine_selections({"sm4", "ghash"})) and the
+# fixture records the GHASH engine of each SM4-GCM fetch.
+REQUIRED["ghash"] = ["backend", "evp"] + (["ct-trace"] if "sm4" in REQUIRED else [])
 # Suites of which at least one engine of the family must show up: valgrind's
 # virtual CPU lacks some instructions (VAES), so memcheck cannot run every
 # engine, but it must have run.
@@ -131,7 +131,8 @@ def self_test():
                "sha1    (SHA-1)\n  * sha-ni         available\n    phe            not supported by this CPU\n"
                "    generic        available\n"
                "sm4     (SM4)\n  * fast           available\n    generic        available\n"
-               "selection: sha1=sha-ni,sm4=fast\n")
+               "ghash   (GHASH)\n  * pclmul         available\n"
+               "selection: sha1=sha-ni,sm4=fast,ghash=pclmul\n")
     sm4 = REQUIRED.get("sm4", REQUIRED["*"])
     complete = ["sha1\tsha-ni\tbackend\tnative\tt", "sha1\tsha-ni\tevp\tnative\tt",
                 "sha1\tgeneric\tbackend\tnative\tt", "sha1\tgeneric\tevp\tnative\tt",
@@ -139,10 +140,12 @@ def self_test():
                 "sm4\tgeneric\tct-memcheck\tnative\tt",
                 "sha1\tcpacf\tbackend\tmodel: CPACF under qemu\tt"]
     complete += ["sm4\t%s\t%s\tnative\tt" % (e, s) for e in ("fast", "generic") for s in sm4]
+    complete += ["ghash\tpclmul\t%s\tnative\tt" % s for s in REQUIRED["ghash"]]
+    complete += ["ghash\tpclmul\tct-memcheck\tnative\tt"]
     cases = [("complete", complete, 0)]
     for i, line in enumerate(complete):
         family, engine, suite, how, _ = line.split("\t")
-        required = how == "native" and (suite in sm4 if family == "sm4" else suite in REQUIRED["*"])
+        required = how == "native" and suite in REQUIRED.get(family, REQUIRED["*"])
         if required or suite == "ct-memcheck":
             cases.append(("without " + line.replace("\t", " "), complete[:i] + complete[i + 1:], 1))
     # A run under a model does not stand in for a native one.

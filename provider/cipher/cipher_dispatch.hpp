@@ -1,5 +1,5 @@
-// One cipher implementation for every mode: the dispatch table is generated
-// from a mode traits type (the role ciphercommon.h plays in OpenSSL's own
+// One cipher implementation for every mode, generated from a mode traits
+// type (the role ciphercommon.h plays in OpenSSL's own
 // providers), with the default provider's semantics
 // (providers/implementations/ciphers/ciphercommon.c in OpenSSL 3.0).
 //
@@ -23,13 +23,11 @@
 #include <openssl/params.h>
 
 #include <cstring>
-#include <new>
-#include <type_traits>
 
 #include "errors.hpp"
 #include "lengths.hpp"
-#include "memory.hpp"
 #include "openssl_version.hpp"
+#include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/pkcs7.hpp"
 #include "params.hpp"
@@ -40,6 +38,7 @@ namespace hwaccel {
 
 template <class Mode>
 class CipherDispatch {
+    friend class CipherFunctions<CipherDispatch>;
     static constexpr size_t kBlock = 16;  // the cipher's block, whatever the mode reports
     static constexpr bool kBlockMode = Mode::kBlockSize > 1;
 
@@ -55,53 +54,16 @@ class CipherDispatch {
         bool iv_set;
         bool finalized;  // final happened: only init may follow
     };
-    static_assert(std::is_trivially_copyable_v<Ctx>);
-    static_assert(std::is_trivially_destructible_v<Ctx>);
 
-    static Ctx* cast(void* vctx) { return static_cast<Ctx*>(vctx); }
-
-    static void* newctx(void* provctx) noexcept {
-        auto* prov = static_cast<const ProvCtx*>(provctx);
-        if (prov == nullptr) return nullptr;  // the engines live there
-        return guarded<void*>(prov, nullptr, [&]() -> void* {
-            void* mem = mem::zalloc(sizeof(Ctx));
-            if (mem == nullptr) {
-                raise_error(prov, kErrOutOfMemory);
-                return nullptr;
-            }
-            Ctx* ctx = new (mem) Ctx{};
-            ctx->prov = prov;
-            ctx->padding = true;
-            Mode::bind(ctx->state, prov->engines);
-            return ctx;
-        });
+    static void setup(Ctx& ctx, const ProvCtx& prov) {
+        ctx.padding = true;
+        Mode::bind(ctx.state, prov.engines);
     }
 
-    static void freectx(void* vctx) noexcept {
-        if (vctx != nullptr) mem::clear_free(vctx, sizeof(Ctx));
-    }
-
-    static void* dupctx(void* vctx) noexcept {
-        Ctx* src = cast(vctx);
-        if (src == nullptr) return nullptr;
-        void* mem = mem::malloc(sizeof(Ctx));
-        if (mem == nullptr) {
-            raise_error(src->prov, kErrOutOfMemory);
-            return nullptr;
-        }
-        return new (mem) Ctx(*src);
-    }
-
-    static int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+    static int init(Ctx* ctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
                     size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr) return 0;
         // Check everything before changing anything.
-        if (key != nullptr && keylen != Mode::kKeyLen) {
-            raise_error(ctx->prov, kErrInvalidKeyLength, "SM4 keys are %zu bytes, got %zu",
-                        Mode::kKeyLen, keylen);
-            return 0;
-        }
+        if (!require_key_length(ctx->prov, key, keylen, Mode::kKeyLen)) return 0;
         if (iv != nullptr && Mode::kIvLen != 0 && ivlen != Mode::kIvLen) {
             raise_error(ctx->prov, kErrInvalidIvLength, "this mode's IV is %zu bytes, got %zu",
                         Mode::kIvLen, ivlen);
@@ -131,18 +93,6 @@ class CipherDispatch {
         return 1;
     }
 
-    static int encrypt_init(void* vctx, const unsigned char* key, size_t keylen,
-                            const unsigned char* iv, size_t ivlen,
-                            const OSSL_PARAM params[]) noexcept {
-        return init(vctx, key, keylen, iv, ivlen, params, true);
-    }
-
-    static int decrypt_init(void* vctx, const unsigned char* key, size_t keylen,
-                            const unsigned char* iv, size_t ivlen,
-                            const OSSL_PARAM params[]) noexcept {
-        return init(vctx, key, keylen, iv, ivlen, params, false);
-    }
-
     static bool require_key(const Ctx* ctx) {
         if (ctx->key_set) return true;
         raise_error(ctx->prov, kErrNoKeySet);
@@ -154,14 +104,6 @@ class CipherDispatch {
     static bool require_not_finalized(const Ctx* ctx, int reason) {
         if (!ctx->finalized) return true;
         raise_error(ctx->prov, reason, "call init first");
-        return false;
-    }
-
-    // update and final report their output length through outl, and the
-    // caller cannot know it otherwise.
-    static bool require_outl(const Ctx* ctx, const size_t* outl) {
-        if (outl != nullptr) return true;
-        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
         return false;
     }
 
@@ -181,8 +123,7 @@ class CipherDispatch {
         if (!ctx->encrypting && ctx->padding && out_blocks != 0 && total % kBlock == 0)
             --out_blocks;
         const size_t produced = out_blocks * kBlock;
-        if (!require_room(ctx, produced, outsize) || !require_output(ctx, out, produced))
-            return 0;
+        if (!require_output(ctx->prov, out, outsize, produced)) return 0;
         if (out_blocks != 0 && ctx->buffered != 0 && out == in) {
             // In place with bytes waiting: shift the input up behind them so
             // the whole stream lies in `out` and is processed in place.
@@ -215,13 +156,6 @@ class CipherDispatch {
         return 1;
     }
 
-    // An output buffer that must receive `need` bytes.
-    static bool require_output(const Ctx* ctx, const unsigned char* out, size_t need) {
-        if (is_real_buffer(out, need)) return true;
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", need);
-        return false;
-    }
-
     static bool require_input(const Ctx* ctx, const unsigned char* in, size_t inl,
                               size_t max_len) {
         if (inl <= max_len && is_real_buffer(in, inl)) return true;
@@ -230,12 +164,9 @@ class CipherDispatch {
         return false;
     }
 
-    static int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
-                      const unsigned char* in, size_t inl) noexcept {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || !require_outl(ctx, outl) || !require_key(ctx) ||
-            !require_not_finalized(ctx, kErrUpdateAfterFinal))
-            return 0;
+    static int update(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        if (!require_key(ctx) || !require_not_finalized(ctx, kErrUpdateAfterFinal)) return 0;
         // Before any arithmetic on inl: EVP passed an int.
         if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
         if (inl == 0) {
@@ -245,7 +176,7 @@ class CipherDispatch {
         if constexpr (kBlockMode) {
             return block_update(ctx, out, outl, outsize, in, inl);
         } else {
-            if (!require_room(ctx, inl, outsize) || !require_output(ctx, out, inl)) return 0;
+            if (!require_output(ctx->prov, out, outsize, inl)) return 0;
             Mode::stream(ctx->state, ctx->encrypting, out, in, inl);
             *outl = inl;
             return 1;
@@ -263,7 +194,7 @@ class CipherDispatch {
                             "%zu bytes left over with padding off", ctx->buffered);
                 return 0;
             }
-            if (!require_room(ctx, kBlock, outsize) || !require_output(ctx, out, kBlock))
+            if (!require_output(ctx->prov, out, outsize, kBlock))
                 return 0;
             const uint8_t pad = static_cast<uint8_t>(kBlock - ctx->buffered);
             std::memset(ctx->buf + ctx->buffered, pad, pad);
@@ -291,7 +222,7 @@ class CipherDispatch {
         if (ctx->padding && !pkcs7_unpad(plain, &len)) {
             raise_error(ctx->prov, kErrBadDecrypt);
             ok = 0;
-        } else if (!require_room(ctx, len, outsize) || !require_output(ctx, out, len)) {
+        } else if (!require_output(ctx->prov, out, outsize, len)) {
             ok = 0;
         } else {
             std::memcpy(out, plain, len);
@@ -305,11 +236,8 @@ class CipherDispatch {
         return ok;
     }
 
-    static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) noexcept {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || !require_outl(ctx, outl) || !require_key(ctx) ||
-            !require_not_finalized(ctx, kErrFinalCalledTwice))
-            return 0;
+    static int final(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize) {
+        if (!require_key(ctx) || !require_not_finalized(ctx, kErrFinalCalledTwice)) return 0;
         if constexpr (kBlockMode) {
             if (!block_final(ctx, out, outl, outsize)) return 0;
         } else {
@@ -320,13 +248,12 @@ class CipherDispatch {
     }
 
     // EVP_Cipher(): no buffering and no padding, whole blocks for block modes.
-    static int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
-                      const unsigned char* in, size_t inl) noexcept {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr || !require_key(ctx) ||
+    static int cipher(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        if (!require_key(ctx) ||
             !require_not_finalized(ctx, kErrUpdateAfterFinal) ||
             !require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX)) ||
-            !require_room(ctx, inl, outsize) || !require_output(ctx, out, inl))
+            !require_output(ctx->prov, out, outsize, inl))
             return 0;
         if constexpr (kBlockMode) {
             if (inl % kBlock != 0) {
@@ -342,29 +269,12 @@ class CipherDispatch {
         return 1;
     }
 
-    static int get_params(OSSL_PARAM params[]) noexcept {
-        return set_cipher_params(params, {Mode::kMode, Mode::kKeyLen, Mode::kIvLen, Mode::kBlockSize, false, false});
+    static CipherFacts facts() {
+        return {Mode::kMode, Mode::kKeyLen, Mode::kIvLen, Mode::kBlockSize, false, false};
     }
 
-    // OpenSSL 3.6 added "encrypt-then-mac" (0 for every cipher here): listed
-    // where the running OpenSSL's default provider lists it.
-    static const OSSL_PARAM* gettable_params(void*) noexcept {
-        return cipher_gettable_params();
-    }
-
-    static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr) return 0;
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
-                             {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
-                             {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                             {OSSL_CIPHER_PARAM_TLS_MAC}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return 0;
-            }
-        }
+    static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
+        if (refuse_repeated_generic_get(ctx->prov, params)) return 0;
         const bool ok =
             params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, Mode::kKeyLen) &&
             params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, Mode::kIvLen) &&
@@ -388,15 +298,11 @@ class CipherDispatch {
     static bool read_settings(const Ctx* ctx, const OSSL_PARAM params[], Settings& s) {
         if (params == nullptr) return true;
         // The default provider's settable keys, even those we ignore.
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(
-                    params, {{OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
                              {OSSL_CIPHER_PARAM_USE_BITS}, {OSSL_CIPHER_PARAM_TLS_VERSION},
-                             {OSSL_CIPHER_PARAM_TLS_MAC_SIZE}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-                return false;
-            }
-        }
+                             {OSSL_CIPHER_PARAM_TLS_MAC_SIZE}}))
+            return false;
         const OSSL_PARAM* p = params::locate(params, OSSL_CIPHER_PARAM_PADDING);
         unsigned padding = s.padding;
         if (p != nullptr && !params::get_uint(p, &padding)) {
@@ -425,79 +331,26 @@ class CipherDispatch {
         if (s.num_given && s.num != 0 && ctx->key_set) Mode::resume_stream(ctx->state);
     }
 
-    static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
-        Ctx* ctx = cast(vctx);
-        if (ctx == nullptr) return 0;
+    static int set_ctx_params(Ctx* ctx, const OSSL_PARAM params[]) {
         Settings settings{ctx->padding, ctx->state.num, false};
         if (!read_settings(ctx, params, settings)) return 0;
         apply(ctx, settings);
         return 1;
     }
 
-    static const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
-        static const OSSL_PARAM table[] = {
-            OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-            OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-            OSSL_PARAM_END,
-        };
-        return table;
-    }
+    static const OSSL_PARAM* gettable_ctx_params() { return generic_gettable_ctx_params(); }
 
-    static const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
+    static const OSSL_PARAM* settable_ctx_params() {
         static const OSSL_PARAM table[] = {
             OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
             OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
             OSSL_PARAM_END,
         };
         return table;
-    }
-
-    // Typed pointers first: the compiler checks each signature against
-    // OpenSSL's before the cast to void(*)(void).
-    static constexpr OSSL_FUNC_cipher_newctx_fn* kNewctx = newctx;
-    static constexpr OSSL_FUNC_cipher_freectx_fn* kFreectx = freectx;
-    static constexpr OSSL_FUNC_cipher_dupctx_fn* kDupctx = dupctx;
-    static constexpr OSSL_FUNC_cipher_encrypt_init_fn* kEncryptInit = encrypt_init;
-    static constexpr OSSL_FUNC_cipher_decrypt_init_fn* kDecryptInit = decrypt_init;
-    static constexpr OSSL_FUNC_cipher_update_fn* kUpdate = update;
-    static constexpr OSSL_FUNC_cipher_final_fn* kFinal = final;
-    static constexpr OSSL_FUNC_cipher_cipher_fn* kCipher = cipher;
-    static constexpr OSSL_FUNC_cipher_get_params_fn* kGetParams = get_params;
-    static constexpr OSSL_FUNC_cipher_gettable_params_fn* kGettableParams = gettable_params;
-    static constexpr OSSL_FUNC_cipher_get_ctx_params_fn* kGetCtxParams = get_ctx_params;
-    static constexpr OSSL_FUNC_cipher_set_ctx_params_fn* kSetCtxParams = set_ctx_params;
-    static constexpr OSSL_FUNC_cipher_gettable_ctx_params_fn* kGettableCtxParams =
-        gettable_ctx_params;
-    static constexpr OSSL_FUNC_cipher_settable_ctx_params_fn* kSettableCtxParams =
-        settable_ctx_params;
-
-    template <class Fn>
-    static void (*erase(Fn* fn))(void) {
-        return reinterpret_cast<void (*)(void)>(fn);
     }
 
 public:
-    static inline const OSSL_DISPATCH table[] = {
-        {OSSL_FUNC_CIPHER_NEWCTX, erase(kNewctx)},
-        {OSSL_FUNC_CIPHER_FREECTX, erase(kFreectx)},
-        {OSSL_FUNC_CIPHER_DUPCTX, erase(kDupctx)},
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, erase(kEncryptInit)},
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, erase(kDecryptInit)},
-        {OSSL_FUNC_CIPHER_UPDATE, erase(kUpdate)},
-        {OSSL_FUNC_CIPHER_FINAL, erase(kFinal)},
-        {OSSL_FUNC_CIPHER_CIPHER, erase(kCipher)},
-        {OSSL_FUNC_CIPHER_GET_PARAMS, erase(kGetParams)},
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, erase(kGettableParams)},
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, erase(kGetCtxParams)},
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, erase(kSetCtxParams)},
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, erase(kGettableCtxParams)},
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, erase(kSettableCtxParams)},
-        {0, nullptr},
-    };
+    static const OSSL_DISPATCH* functions() { return CipherFunctions<CipherDispatch>::table; }
 };
 
 }  // namespace hwaccel

@@ -58,4 +58,20 @@ inline const OSSL_PARAM* cipher_gettable_params() {
     return has_encrypt_then_mac_param() ? table : without_etm;
 }
 
+// The context parameters of the generic (non-AEAD) cipher modes, as the
+// default provider's ciphercommon.c lists them.
+inline constexpr size_t kGenericGettableCtxCount = 6;
+inline const OSSL_PARAM* generic_gettable_ctx_params() {
+    static const OSSL_PARAM table[kGenericGettableCtxCount + 1] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
+        OSSL_PARAM_END,
+    };
+    return table;
+}
+
 }  // namespace hwaccel

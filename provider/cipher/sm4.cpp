@@ -65,10 +65,10 @@ struct Sm4Ctr : Sm4 {
 
 }  // namespace
 
-const OSSL_DISPATCH* sm4_ecb_functions() { return CipherDispatch<Sm4Ecb>::table; }
-const OSSL_DISPATCH* sm4_cbc_functions() { return CipherDispatch<Sm4Cbc>::table; }
-const OSSL_DISPATCH* sm4_cfb_functions() { return CipherDispatch<Sm4Cfb>::table; }
-const OSSL_DISPATCH* sm4_ofb_functions() { return CipherDispatch<Sm4Ofb>::table; }
-const OSSL_DISPATCH* sm4_ctr_functions() { return CipherDispatch<Sm4Ctr>::table; }
+const OSSL_DISPATCH* sm4_ecb_functions() { return CipherDispatch<Sm4Ecb>::functions(); }
+const OSSL_DISPATCH* sm4_cbc_functions() { return CipherDispatch<Sm4Cbc>::functions(); }
+const OSSL_DISPATCH* sm4_cfb_functions() { return CipherDispatch<Sm4Cfb>::functions(); }
+const OSSL_DISPATCH* sm4_ofb_functions() { return CipherDispatch<Sm4Ofb>::functions(); }
+const OSSL_DISPATCH* sm4_ctr_functions() { return CipherDispatch<Sm4Ctr>::functions(); }
 
 }  // namespace hwaccel

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "constant_time_equal.hpp"
 #include "hwaccel/bytes.hpp"
 
 namespace hwaccel {
@@ -130,7 +131,7 @@ bool decrypt_short(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* i
     std::memset(buf + kBlock + len, 0, padded - len);
     mac_short(s, m, buf, padded);
     for (size_t i = 0; i < kBlock; ++i) tag[i] = m.mac[i] ^ s0[i];
-    const bool ok = ccm_tags_equal(tag, expected_tag, m.tag_len);
+    const bool ok = constant_time_equal(tag, expected_tag, m.tag_len);
     if (ok) std::memcpy(out, buf + kBlock, len);
     secure_zero(buf, kBlock + padded);
     secure_zero(s0, sizeof s0);
@@ -233,7 +234,7 @@ bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in,
     secure_zero(plain, sizeof plain);
     uint8_t tag[kBlock];
     finish_tag(s, m, tag);
-    const bool ok = ccm_tags_equal(tag, expected_tag, m.tag_len);
+    const bool ok = constant_time_equal(tag, expected_tag, m.tag_len);
     secure_zero(tag, sizeof tag);
     // Second pass, only for a message that verified: the plaintext goes out.
     if (ok && len != 0) {
@@ -242,14 +243,6 @@ bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in,
     }
     forget_counter(s);
     return ok;
-}
-
-bool ccm_tags_equal(const uint8_t* a, const uint8_t* b, size_t n) {
-    uint8_t diff = 0;
-    for (size_t i = 0; i < n; ++i) diff |= a[i] ^ b[i];
-    // Keep the compiler from turning the OR-accumulation into an early exit.
-    __asm__ volatile("" : "+r"(diff));
-    return diff == 0;
 }
 
 }  // namespace hwaccel

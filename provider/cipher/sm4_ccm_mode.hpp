@@ -51,7 +51,4 @@ void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in,
 bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  const uint8_t* expected_tag);
 
-// Constant-time equality of two byte strings of length n.
-bool ccm_tags_equal(const uint8_t* a, const uint8_t* b, size_t n);
-
 }  // namespace hwaccel

@@ -6,21 +6,20 @@
 // misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV
 // or a "tlsivgen" into an empty buffer, update or final after a failed tag
 // check (until a new IV); a new key mid-message restarts it from its IV.
-#include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
 #include <cstring>
-#include <new>
 #include <type_traits>
 
+#include "cipher/aead_common.hpp"
+#include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_gcm_mode.hpp"
 #include "constant_time_equal.hpp"
 #include "errors.hpp"
-#include "memory.hpp"
 #include "param_integers.hpp"
 #include "param_locate.hpp"
 #include "param_strings.hpp"
@@ -46,7 +45,7 @@ constexpr const char kIvGenerated[] = "iv-generated";
 // finished message (a new IV must come before the next one).
 enum class IvState { kUnset, kBuffered, kInUse, kUsedUp };
 
-struct Ctx {
+struct GcmCtx {
     const ProvCtx* prov;
     Sm4GcmState gcm;
     uint8_t iv[kMaxIvLen];
@@ -58,55 +57,22 @@ struct Ctx {
     bool key_set;
     bool iv_gen;       // "tlsivfixed" set: the TLS IV counter runs
     bool iv_gen_rand;  // part of the IV came from RAND ("iv-generated")
-    uint8_t tls_aad[EVP_AEAD_TLS1_AAD_LEN];
+    uint8_t tls_aad[kTlsAadLen];
     bool tls_aad_set;  // the next update is one whole TLS record
     size_t tls_aad_pad;
     uint64_t tls_records;
 };
-static_assert(std::is_trivially_copyable_v<Ctx>);
-
-Ctx* cast(void* vctx) { return static_cast<Ctx*>(vctx); }
-
-void* newctx(void* provctx) noexcept {
-    auto* prov = static_cast<const ProvCtx*>(provctx);
-    if (prov == nullptr) return nullptr;
-    void* mem = hwaccel::mem::zalloc(sizeof(Ctx));
-    if (mem == nullptr) {
-        raise_error(prov, kErrOutOfMemory);
-        return nullptr;
-    }
-    Ctx* ctx = new (mem) Ctx{};
-    ctx->prov = prov;
-    ctx->iv_len = kDefaultIvLen;
-    sm4_gcm_bind(ctx->gcm, prov->engines.sm4, prov->engines.ghash);
-    return ctx;
-}
-
-void freectx(void* vctx) noexcept {
-    if (vctx != nullptr) hwaccel::mem::clear_free(vctx, sizeof(Ctx));
-}
-
-// No pointers into itself: a byte copy is a deep copy.
-void* dupctx(void* vctx) noexcept {
-    Ctx* src = cast(vctx);
-    if (src == nullptr) return nullptr;
-    void* mem = hwaccel::mem::malloc(sizeof(Ctx));
-    if (mem == nullptr) {
-        raise_error(src->prov, kErrOutOfMemory);
-        return nullptr;
-    }
-    return new (mem) Ctx(*src);
-}
+static_assert(std::is_trivially_copyable_v<GcmCtx>);
 
 // Derives J0 from the stored IV: the message starts.
-void start_message(Ctx* ctx) {
+void start_message(GcmCtx* ctx) {
     sm4_gcm_set_iv(ctx->gcm, ctx->iv, ctx->iv_len);
     ctx->iv_state = IvState::kInUse;
 }
 
 // The last 8 bytes of the IV as a 64-bit big-endian counter (the TLS
 // invocation field, at least 8 bytes long).
-void increment_invocation(Ctx* ctx) {
+void increment_invocation(GcmCtx* ctx) {
     uint8_t* field = ctx->iv + ctx->iv_len - 8;
     for (size_t i = 8; i-- > 0;)
         if (++field[i] != 0) break;
@@ -115,7 +81,7 @@ void increment_invocation(Ctx* ctx) {
 // "tlsivgen": the explicit part of the next TLS IV (its last `len` bytes,
 // at most the whole IV), which starts a message. The default provider reads
 // len 0 as "the whole IV" and writes it into the empty buffer: refused here.
-bool get_iv_gen(Ctx* ctx, uint8_t* out, size_t len) {
+bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
     if (!ctx->iv_gen || !ctx->key_set || len == 0) return false;
     start_message(ctx);
     if (len > ctx->iv_len) len = ctx->iv_len;
@@ -125,7 +91,7 @@ bool get_iv_gen(Ctx* ctx, uint8_t* out, size_t len) {
 }
 
 // "tlsivinv": the explicit part received (decryption), which starts a message.
-bool set_iv_inv(Ctx* ctx, const uint8_t* in, size_t len) {
+bool set_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
     if (!ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 || len > ctx->iv_len)
         return false;
     std::memcpy(ctx->iv + ctx->iv_len - len, in, len);
@@ -135,7 +101,7 @@ bool set_iv_inv(Ctx* ctx, const uint8_t* in, size_t len) {
 
 // "tlsivfixed": the fixed part of the TLS IV (encryption draws the rest
 // from RAND); SIZE_MAX (EVP_CTRL_GCM_SET_IV_FIXED with -1) restores the whole IV.
-bool set_iv_fixed(Ctx* ctx, const uint8_t* fixed, size_t len) {
+bool set_iv_fixed(GcmCtx* ctx, const uint8_t* fixed, size_t len) {
     if (fixed == nullptr) return false;
     if (len == SIZE_MAX) {
         std::memcpy(ctx->iv, fixed, ctx->iv_len);
@@ -159,115 +125,18 @@ bool set_iv_fixed(Ctx* ctx, const uint8_t* fixed, size_t len) {
 
 // "tlsaad": the 13-byte TLS record header; its length field becomes the
 // payload's (without explicit IV, and without the tag when decrypting).
-bool set_tls_aad(Ctx* ctx, const uint8_t* aad, size_t len) {
-    if (aad == nullptr || len != EVP_AEAD_TLS1_AAD_LEN) return false;
-    size_t record = size_t{aad[len - 2]} << 8 | aad[len - 1];
-    const size_t overhead =
-        EVP_GCM_TLS_EXPLICIT_IV_LEN + (ctx->encrypting ? 0 : EVP_GCM_TLS_TAG_LEN);
-    if (record < overhead) return false;
-    record -= overhead;
-    std::memcpy(ctx->tls_aad, aad, len);
-    ctx->tls_aad[len - 2] = static_cast<uint8_t>(record >> 8);
-    ctx->tls_aad[len - 1] = static_cast<uint8_t>(record);
+bool set_tls_aad(GcmCtx* ctx, const uint8_t* aad, size_t len) {
+    if (aad == nullptr || len != kTlsAadLen ||
+        !tls_record_aad(aad, ctx->encrypting ? 0 : EVP_GCM_TLS_TAG_LEN, ctx->tls_aad))
+        return false;
     ctx->tls_aad_set = true;
     ctx->tls_aad_pad = EVP_GCM_TLS_TAG_LEN;
     return true;
 }
 
-int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (params == nullptr) return 1;
-    // Applied in order, as the default provider does: a refusal leaves the
-    // earlier parameters of the same call applied.
-    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-        if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-            if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
-                p->data_size == 0 || p->data_size > kTagLen || ctx->encrypting) {
-                raise_error(ctx->prov, kErrInvalidParameter,
-                            "invalid tag: 1..16 bytes, when decrypting");
-                return 0;
-            }
-            std::memcpy(ctx->tag, p->data, p->data_size);
-            ctx->tag_len = p->data_size;
-        } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
-            size_t len = 0;
-            if (!hwaccel::params::get_size_t(p, &len) || len == 0 || len > kMaxIvLen) {
-                raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes",
-                            kMaxIvLen);
-                return 0;
-            }
-            if (len != ctx->iv_len) {
-                // An IV set (or generated) for the old length is no longer one.
-                if (ctx->iv_state != IvState::kUnset) ctx->iv_state = IvState::kUsedUp;
-                ctx->iv_len = len;
-            }
-        } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0) {
-            if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                !set_tls_aad(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                raise_error(ctx->prov, kErrInvalidParameter, "invalid TLS AAD");
-                return 0;
-            }
-        } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == 0) {
-            if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                !set_iv_fixed(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                raise_error(ctx->prov, kErrInvalidParameter, "invalid fixed TLS IV");
-                return 0;
-            }
-        } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV) == 0) {
-            if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                !set_iv_inv(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                raise_error(ctx->prov, kErrInvalidParameter, "cannot set the TLS IV");
-                return 0;
-            }
-        }
-    }
-    return 1;
-}
-
-int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-         size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (key != nullptr && keylen != kKeyLen) {
-        raise_error(ctx->prov, kErrInvalidKeyLength, "SM4 keys are %zu bytes, got %zu", kKeyLen,
-                    keylen);
-        return 0;
-    }
-    if (iv != nullptr && (ivlen == 0 || ivlen > kMaxIvLen)) {
-        raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes, got %zu",
-                    kMaxIvLen, ivlen);
-        return 0;
-    }
-    ctx->encrypting = encrypt;
-    if (iv != nullptr) {
-        ctx->iv_len = ivlen;
-        std::memcpy(ctx->iv, iv, ivlen);
-        ctx->iv_state = IvState::kBuffered;
-    }
-    if (key != nullptr) {
-        sm4_gcm_set_key(ctx->gcm, key);
-        ctx->key_set = true;
-        ctx->tls_records = 0;
-        // A message under the old key cannot go on: it restarts from its IV.
-        if (ctx->iv_state == IvState::kInUse) ctx->iv_state = IvState::kBuffered;
-    }
-    return set_ctx_params(ctx, params);
-}
-
-int encrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
-    return init(vctx, key, keylen, iv, ivlen, params, true);
-}
-
-int decrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
-    return init(vctx, key, keylen, iv, ivlen, params, false);
-}
-
 // SP 800-38D 8.2.2: a random IV of at least 96 bits when encryption starts
 // without one.
-bool generate_iv(Ctx* ctx) {
+bool generate_iv(GcmCtx* ctx) {
     if (ctx->iv_len < kDefaultIvLen) return false;
     uint8_t fresh[kMaxIvLen];
     if (!random_bytes(fresh, ctx->iv_len)) return false;
@@ -278,7 +147,7 @@ bool generate_iv(Ctx* ctx) {
 }
 
 // The message can take input (or its final): key and IV in place, J0 derived.
-bool ready(Ctx* ctx) {
+bool ready(GcmCtx* ctx) {
     if (!ctx->key_set) {
         raise_error(ctx->prov, kErrNoKeySet);
         return false;
@@ -296,13 +165,13 @@ bool ready(Ctx* ctx) {
 }
 
 // The message is over, whatever its outcome: nothing of it stays.
-void end_message(Ctx* ctx) {
+void end_message(GcmCtx* ctx) {
     sm4_gcm_forget_message(ctx->gcm);
     ctx->iv_state = IvState::kUsedUp;
 }
 
 // One whole TLS record in place: explicit IV || payload || tag.
-bool tls_record(Ctx* ctx, unsigned char* out, size_t* outl, const unsigned char* in, size_t len) {
+bool tls_record(GcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned char* in, size_t len) {
     constexpr size_t kIv = EVP_GCM_TLS_EXPLICIT_IV_LEN, kTag = EVP_GCM_TLS_TAG_LEN;
     ctx->tls_aad_set = false;
     bool ok = false;
@@ -338,7 +207,7 @@ bool tls_record(Ctx* ctx, unsigned char* out, size_t* outl, const unsigned char*
     return ok;
 }
 
-bool require_input(const Ctx* ctx, const unsigned char* in, size_t inl, size_t max_len) {
+bool require_input(const GcmCtx* ctx, const unsigned char* in, size_t inl, size_t max_len) {
     if (inl <= max_len && is_real_buffer(in, inl)) return true;
     raise_error(ctx->prov, kErrInvalidLength,
                 "input length %zu cannot be a buffer (a negative int?)", inl);
@@ -346,7 +215,7 @@ bool require_input(const Ctx* ctx, const unsigned char* in, size_t inl, size_t m
 }
 
 // AAD (out == NULL) or text; the caller checked the lengths.
-bool absorb(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
+bool absorb(GcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
             size_t inl) {
     if (!ready(ctx)) return false;
     if (out == nullptr) {
@@ -358,15 +227,7 @@ bool absorb(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize, const un
         *outl = inl;  // the default provider reports AAD as consumed
         return true;
     }
-    if (outsize < inl) {
-        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl,
-                    outsize);
-        return false;
-    }
-    if (!is_real_buffer(out, inl)) {
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
-        return false;
-    }
+    if (!require_output(ctx->prov, out, outsize, inl)) return false;
     const bool ok = ctx->encrypting ? sm4_gcm_encrypt(ctx->gcm, out, in, inl)
                                     : sm4_gcm_decrypt(ctx->gcm, out, in, inl);
     if (!ok) {
@@ -378,7 +239,7 @@ bool absorb(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize, const un
 }
 
 // The tag: written (encryption) or checked in constant time (decryption).
-bool finish(Ctx* ctx, size_t* outl) {
+bool finish(GcmCtx* ctx, size_t* outl) {
     if (ctx->tls_aad_set) {
         raise_error(ctx->prov, kErrInvalidParameter, "a TLS record goes through update");
         return false;
@@ -404,180 +265,198 @@ bool finish(Ctx* ctx, size_t* outl) {
     return ok;
 }
 
-int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
-           size_t inl) noexcept {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (outl == nullptr) {
-        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
-        return 0;
+// What OpenSSL calls (cipher_functions.hpp adds the rest).
+struct Sm4Gcm {
+    using Ctx = GcmCtx;
+
+    static void setup(Ctx& ctx, const ProvCtx& prov) {
+        ctx.iv_len = kDefaultIvLen;
+        sm4_gcm_bind(ctx.gcm, prov.engines.sm4, prov.engines.ghash);
     }
-    // Before any arithmetic on inl: EVP passed an int.
-    if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
-    if (ctx->tls_aad_set) return tls_record(ctx, out, outl, in, inl) ? 1 : 0;
-    if (inl == 0) {
-        *outl = 0;
+
+    static int set_ctx_params(Ctx* ctx, const OSSL_PARAM params[]) {
+        if (params == nullptr) return 1;
+        // Applied in order, as the default provider does: a refusal leaves the
+        // earlier parameters of the same call applied.
+        for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+            if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+                if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
+                    p->data_size == 0 || p->data_size > kTagLen || ctx->encrypting) {
+                    raise_error(ctx->prov, kErrInvalidParameter,
+                                "invalid tag: 1..16 bytes, when decrypting");
+                    return 0;
+                }
+                std::memcpy(ctx->tag, p->data, p->data_size);
+                ctx->tag_len = p->data_size;
+            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
+                size_t len = 0;
+                if (!hwaccel::params::get_size_t(p, &len) || len == 0 || len > kMaxIvLen) {
+                    raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes",
+                                kMaxIvLen);
+                    return 0;
+                }
+                if (len != ctx->iv_len) {
+                    // An IV set (or generated) for the old length is no longer one.
+                    if (ctx->iv_state != IvState::kUnset) ctx->iv_state = IvState::kUsedUp;
+                    ctx->iv_len = len;
+                }
+            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0) {
+                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+                    !set_tls_aad(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
+                    raise_error(ctx->prov, kErrInvalidParameter, "invalid TLS AAD");
+                    return 0;
+                }
+            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == 0) {
+                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+                    !set_iv_fixed(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
+                    raise_error(ctx->prov, kErrInvalidParameter, "invalid fixed TLS IV");
+                    return 0;
+                }
+            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV) == 0) {
+                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+                    !set_iv_inv(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
+                    raise_error(ctx->prov, kErrInvalidParameter, "cannot set the TLS IV");
+                    return 0;
+                }
+            }
+        }
         return 1;
     }
-    return absorb(ctx, out, outl, outsize, in, inl) ? 1 : 0;
-}
 
-int final(void* vctx, unsigned char*, size_t* outl, size_t) noexcept {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (outl == nullptr) {
-        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
-        return 0;
-    }
-    return finish(ctx, outl) ? 1 : 0;
-}
-
-// EVP_Cipher(): in == NULL is final, out == NULL is AAD, as in the default
-// provider, which reports inl as the output length whatever was written
-// (a TLS record's payload length comes through update).
-int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
-           size_t inl) noexcept {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    size_t done = 0;
-    bool ok;
-    if (in == nullptr && inl == 0) {
-        ok = ctx->tls_aad_set ? tls_record(ctx, out, &done, in, inl) : finish(ctx, &done);
-    } else if (!require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX))) {
-        ok = false;
-    } else if (ctx->tls_aad_set) {
-        ok = tls_record(ctx, out, &done, in, inl);
-    } else {
-        ok = absorb(ctx, out, &done, outsize, in, inl);
-    }
-    if (outl != nullptr) *outl = ok ? inl : 0;
-    return ok ? 1 : 0;
-}
-
-int get_params(OSSL_PARAM params[]) noexcept {
-    return set_cipher_params(params, {EVP_CIPH_GCM_MODE, kKeyLen, kDefaultIvLen, 1, true, true});
-}
-
-const OSSL_PARAM* gettable_params(void*) noexcept {
-    return cipher_gettable_params();
-}
-
-int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
-    Ctx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (params == nullptr) return 1;
-    for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-        bool ok = true;
-        const char* key = p->key;
-        if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
-            ok = hwaccel::params::set_size_t(p, ctx->iv_len);
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
-            ok = hwaccel::params::set_size_t(p, kKeyLen);
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAGLEN) == 0) {
-            ok = hwaccel::params::set_size_t(p, ctx->tag_len != 0 ? ctx->tag_len : kTagLen);
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IV) == 0 ||
-                   std::strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) {
-            // GCM has no updated IV: both are the message's IV.
-            if (ctx->iv_state == IvState::kUnset) return 0;
-            ok = p->data_size >= ctx->iv_len &&
-                 (hwaccel::params::set_octet_string(p, ctx->iv, ctx->iv_len) ||
-                  hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len));
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
-            ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-            // Encryption's tag, after final; any prefix of it.
-            if (p->data_size == 0 || p->data_size > kTagLen || !ctx->encrypting ||
-                ctx->tag_len == 0) {
-                raise_error(ctx->prov, kErrInvalidParameter,
-                            "invalid tag: 1..16 bytes, after an encryption's final");
-                return 0;
-            }
-            ok = hwaccel::params::set_octet_string(p, ctx->tag, p->data_size);
-        } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0) {
-            if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
-                !get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size))
-                return 0;
-        } else if (std::strcmp(key, kIvGenerated) == 0) {
-            if (!hwaccel::params::set_uint(p, ctx->iv_gen_rand ? 1 : 0)) return 0;
-        }
-        if (!ok) {
-            raise_error(ctx->prov, kErrInvalidParameter, "cannot return %s", key);
+    static int init(Ctx* ctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                    size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
+        if (!require_key_length(ctx->prov, key, keylen, kKeyLen)) return 0;
+        if (iv != nullptr && (ivlen == 0 || ivlen > kMaxIvLen)) {
+            raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes, got %zu",
+                        kMaxIvLen, ivlen);
             return 0;
         }
+        ctx->encrypting = encrypt;
+        if (iv != nullptr) {
+            ctx->iv_len = ivlen;
+            std::memcpy(ctx->iv, iv, ivlen);
+            ctx->iv_state = IvState::kBuffered;
+        }
+        if (key != nullptr) {
+            sm4_gcm_set_key(ctx->gcm, key);
+            ctx->key_set = true;
+            ctx->tls_records = 0;
+            // A message under the old key cannot go on: it restarts from its IV.
+            if (ctx->iv_state == IvState::kInUse) ctx->iv_state = IvState::kBuffered;
+        }
+        return set_ctx_params(ctx, params);
     }
-    return 1;
-}
 
-const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, nullptr),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, nullptr),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, nullptr, 0),
-        OSSL_PARAM_uint(kIvGenerated, nullptr),
-        OSSL_PARAM_END,
-    };
-    return table;
-}
+    static int update(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        // Before any arithmetic on inl: EVP passed an int.
+        if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
+        if (ctx->tls_aad_set) return tls_record(ctx, out, outl, in, inl) ? 1 : 0;
+        if (inl == 0) {
+            *outl = 0;
+            return 1;
+        }
+        return absorb(ctx, out, outl, outsize, in, inl) ? 1 : 0;
+    }
 
-const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, nullptr),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, nullptr, 0),
-        OSSL_PARAM_END,
-    };
-    return table;
-}
+    static int final(Ctx* ctx, unsigned char*, size_t* outl, size_t) {
+        return finish(ctx, outl) ? 1 : 0;
+    }
 
-// Typed pointers first: the compiler checks each signature against
-// OpenSSL's before the cast to void(*)(void).
-constexpr OSSL_FUNC_cipher_newctx_fn* kNewctx = newctx;
-constexpr OSSL_FUNC_cipher_freectx_fn* kFreectx = freectx;
-constexpr OSSL_FUNC_cipher_dupctx_fn* kDupctx = dupctx;
-constexpr OSSL_FUNC_cipher_encrypt_init_fn* kEncryptInit = encrypt_init;
-constexpr OSSL_FUNC_cipher_decrypt_init_fn* kDecryptInit = decrypt_init;
-constexpr OSSL_FUNC_cipher_update_fn* kUpdate = update;
-constexpr OSSL_FUNC_cipher_final_fn* kFinal = final;
-constexpr OSSL_FUNC_cipher_cipher_fn* kCipher = cipher;
-constexpr OSSL_FUNC_cipher_get_params_fn* kGetParams = get_params;
-constexpr OSSL_FUNC_cipher_gettable_params_fn* kGettableParams = gettable_params;
-constexpr OSSL_FUNC_cipher_get_ctx_params_fn* kGetCtxParams = get_ctx_params;
-constexpr OSSL_FUNC_cipher_set_ctx_params_fn* kSetCtxParams = set_ctx_params;
-constexpr OSSL_FUNC_cipher_gettable_ctx_params_fn* kGettableCtxParams = gettable_ctx_params;
-constexpr OSSL_FUNC_cipher_settable_ctx_params_fn* kSettableCtxParams = settable_ctx_params;
+    // EVP_Cipher(): in == NULL is final, out == NULL is AAD, as in the default
+    // provider, which reports inl as the output length whatever was written
+    // (a TLS record's payload length comes through update).
+    static int cipher(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        size_t done = 0;
+        bool ok;
+        if (in == nullptr && inl == 0) {
+            ok = ctx->tls_aad_set ? tls_record(ctx, out, &done, in, inl) : finish(ctx, &done);
+        } else if (!require_input(ctx, in, inl, static_cast<size_t>(PTRDIFF_MAX))) {
+            ok = false;
+        } else if (ctx->tls_aad_set) {
+            ok = tls_record(ctx, out, &done, in, inl);
+        } else {
+            ok = absorb(ctx, out, &done, outsize, in, inl);
+        }
+        if (outl != nullptr) *outl = ok ? inl : 0;
+        return ok ? 1 : 0;
+    }
 
-template <class Fn>
-void (*erase(Fn* fn))(void) {
-    return reinterpret_cast<void (*)(void)>(fn);
-}
+    static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
+        if (params == nullptr) return 1;
+        for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+            bool ok = true;
+            const char* key = p->key;
+            if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+                ok = hwaccel::params::set_size_t(p, ctx->iv_len);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+                ok = hwaccel::params::set_size_t(p, kKeyLen);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAGLEN) == 0) {
+                ok = hwaccel::params::set_size_t(p, ctx->tag_len != 0 ? ctx->tag_len : kTagLen);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IV) == 0 ||
+                       std::strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) {
+                // GCM has no updated IV: both are the message's IV.
+                if (ctx->iv_state == IvState::kUnset) return 0;
+                ok = p->data_size >= ctx->iv_len &&
+                     (hwaccel::params::set_octet_string(p, ctx->iv, ctx->iv_len) ||
+                      hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len));
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
+                ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+                // Encryption's tag, after final; any prefix of it.
+                if (p->data_size == 0 || p->data_size > kTagLen || !ctx->encrypting ||
+                    ctx->tag_len == 0) {
+                    raise_error(ctx->prov, kErrInvalidParameter,
+                                "invalid tag: 1..16 bytes, after an encryption's final");
+                    return 0;
+                }
+                ok = hwaccel::params::set_octet_string(p, ctx->tag, p->data_size);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0) {
+                if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
+                    !get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size))
+                    return 0;
+            } else if (std::strcmp(key, kIvGenerated) == 0) {
+                if (!hwaccel::params::set_uint(p, ctx->iv_gen_rand ? 1 : 0)) return 0;
+            }
+            if (!ok) {
+                raise_error(ctx->prov, kErrInvalidParameter, "cannot return %s", key);
+                return 0;
+            }
+        }
+        return 1;
+    }
 
-const OSSL_DISPATCH kTable[] = {
-    {OSSL_FUNC_CIPHER_NEWCTX, erase(kNewctx)},
-    {OSSL_FUNC_CIPHER_FREECTX, erase(kFreectx)},
-    {OSSL_FUNC_CIPHER_DUPCTX, erase(kDupctx)},
-    {OSSL_FUNC_CIPHER_ENCRYPT_INIT, erase(kEncryptInit)},
-    {OSSL_FUNC_CIPHER_DECRYPT_INIT, erase(kDecryptInit)},
-    {OSSL_FUNC_CIPHER_UPDATE, erase(kUpdate)},
-    {OSSL_FUNC_CIPHER_FINAL, erase(kFinal)},
-    {OSSL_FUNC_CIPHER_CIPHER, erase(kCipher)},
-    {OSSL_FUNC_CIPHER_GET_PARAMS, erase(kGetParams)},
-    {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, erase(kGettableParams)},
-    {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, erase(kGetCtxParams)},
-    {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, erase(kSetCtxParams)},
-    {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, erase(kGettableCtxParams)},
-    {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, erase(kSettableCtxParams)},
-    {0, nullptr},
+    static const OSSL_PARAM* gettable_ctx_params() {
+        static const OSSL_PARAM* const aead = aead_gettable_ctx_params();
+        static const OSSL_PARAM table[] = {
+            aead[0], aead[1], aead[2], aead[3], aead[4], aead[5], aead[6],
+            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, nullptr, 0),
+            OSSL_PARAM_uint(kIvGenerated, nullptr),
+            OSSL_PARAM_END,
+        };
+        static_assert(kAeadGettableCount == 7);
+        return table;
+    }
+
+    static const OSSL_PARAM* settable_ctx_params() {
+        static const OSSL_PARAM* const aead = aead_settable_ctx_params();
+        static const OSSL_PARAM table[] = {
+            aead[0], aead[1], aead[2], aead[3],
+            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, nullptr, 0),
+            OSSL_PARAM_END,
+        };
+        static_assert(kAeadSettableCount == 4);
+        return table;
+    }
+
+    static CipherFacts facts() {
+        return {EVP_CIPH_GCM_MODE, kKeyLen, kDefaultIvLen, 1, true, true};
+    }
 };
 
 }  // namespace
 
-const OSSL_DISPATCH* sm4_gcm_functions() { return kTable; }
+const OSSL_DISPATCH* sm4_gcm_functions() { return CipherFunctions<Sm4Gcm>::table; }
 
 }  // namespace hwaccel

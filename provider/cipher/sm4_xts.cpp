@@ -10,21 +10,19 @@
 // are equal is refused, as its AES-XTS does (IEEE Std 1619-2018 5.1; the
 // halves must differ); decryption stays allowed, as there, so such data can
 // still be read.
-#include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
 #include <cstring>
-#include <new>
 #include <type_traits>
 
+#include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
 #include "cipher/sm4_xts_mode.hpp"
 #include "constant_time_equal.hpp"
 #include "errors.hpp"
-#include "memory.hpp"
 #include "param_integers.hpp"
 #include "param_locate.hpp"
 #include "param_strings.hpp"
@@ -65,47 +63,10 @@ struct XtsCtx {
 };
 static_assert(std::is_trivially_copyable_v<XtsCtx>);
 
-XtsCtx* cast(void* vctx) { return static_cast<XtsCtx*>(vctx); }
-
-void* newctx(void* provctx) noexcept {
-    auto* prov = static_cast<const ProvCtx*>(provctx);
-    if (prov == nullptr) return nullptr;
-    void* mem = hwaccel::mem::zalloc(sizeof(XtsCtx));
-    if (mem == nullptr) {
-        raise_error(prov, kErrOutOfMemory);
-        return nullptr;
-    }
-    XtsCtx* ctx = new (mem) XtsCtx{};
-    ctx->prov = prov;
-    ctx->key.engine = prov->engines.sm4;
-    ctx->standard = XtsStandard::kGb;  // the default provider's default
-    return ctx;
-}
-
-void freectx(void* vctx) noexcept {
-    if (vctx != nullptr) hwaccel::mem::clear_free(vctx, sizeof(XtsCtx));
-}
-
-void* dupctx(void* vctx) noexcept {
-    XtsCtx* src = cast(vctx);
-    if (src == nullptr) return nullptr;
-    void* mem = hwaccel::mem::malloc(sizeof(XtsCtx));
-    if (mem == nullptr) {
-        raise_error(src->prov, kErrOutOfMemory);
-        return nullptr;
-    }
-    return new (mem) XtsCtx(*src);
-}
-
 // Reads "xts_standard" if given; changes nothing on a refusal.
 bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& standard) {
     if (params == nullptr) return true;
-    if (refuses_repeated_params()) {
-        if (const char* key = params::repeated(params, {{kXtsStandard}})) {
-            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
-            return false;
-        }
-    }
+    if (refuse_repeated(ctx->prov, params, {{kXtsStandard}})) return false;
     const OSSL_PARAM* p = hwaccel::params::locate(params, kXtsStandard);
     if (p == nullptr) return true;
     const char* value = static_cast<const char*>(p->data);
@@ -125,55 +86,6 @@ bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& st
         return false;
     }
     return true;
-}
-
-int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-         size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    // Check everything before changing anything.
-    if (key != nullptr && keylen != kKeyLen) {
-        raise_error(ctx->prov, kErrInvalidKeyLength, "SM4-XTS keys are %zu bytes, got %zu",
-                    kKeyLen, keylen);
-        return 0;
-    }
-    if (iv != nullptr && ivlen != kIvLen) {
-        raise_error(ctx->prov, kErrInvalidIvLength, "the XTS tweak is %zu bytes, got %zu", kIvLen,
-                    ivlen);
-        return 0;
-    }
-    const bool halves_equal =
-        key != nullptr ? constant_time_equal(key, key + kHalf, kHalf) : ctx->halves_equal;
-    if (encrypt && halves_equal && (key != nullptr || ctx->key_set)) {
-        raise_error(ctx->prov, kErrXtsDuplicatedKeys, "the two key halves are equal");
-        return 0;
-    }
-    XtsStandard standard = ctx->standard;
-    if (!read_standard(ctx, params, standard)) return 0;
-    ctx->encrypting = encrypt;
-    ctx->standard = standard;
-    if (iv != nullptr) {
-        std::memcpy(ctx->iv, iv, kIvLen);
-        ctx->iv_set = true;
-    }
-    if (key != nullptr) {
-        // Each overwrites the previous schedule whole.
-        ctx->key.engine->set_key(&ctx->key.data, key);
-        ctx->key.engine->set_key(&ctx->key.tweak, key + kHalf);
-        ctx->halves_equal = halves_equal;
-        ctx->key_set = true;
-    }
-    return 1;
-}
-
-int encrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
-    return init(vctx, key, keylen, iv, ivlen, params, true);
-}
-
-int decrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-                 size_t ivlen, const OSSL_PARAM params[]) noexcept {
-    return init(vctx, key, keylen, iv, ivlen, params, false);
 }
 
 // One data unit, after every check; max_len bounds what the entry point can
@@ -204,175 +116,134 @@ int crypt_unit(XtsCtx* ctx, unsigned char* out, size_t outsize, const unsigned c
                     kXtsMaxLength, inl);
         return 0;
     }
-    if (outsize < inl) {
-        raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", inl, outsize);
-        return 0;
-    }
-    if (!is_real_buffer(out, inl)) {
-        raise_error(ctx->prov, kErrInvalidLength, "no output buffer for %zu bytes", inl);
-        return 0;
-    }
+    if (!require_output(ctx->prov, out, outsize, inl)) return 0;
     sm4_xts(ctx->key, ctx->standard,
             ctx->encrypting ? Sm4Direction::kEncrypt : Sm4Direction::kDecrypt, ctx->iv, out, in,
             inl);
     return 1;
 }
 
-int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
-           size_t inl) noexcept {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (outl == nullptr) {
-        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
-        return 0;
+// What OpenSSL calls (cipher_functions.hpp adds the rest).
+struct Sm4Xts {
+    using Ctx = XtsCtx;
+
+    static void setup(Ctx& ctx, const ProvCtx& prov) {
+        ctx.key.engine = prov.engines.sm4;
+        ctx.standard = XtsStandard::kGb;  // the default provider's default
     }
-    if (!crypt_unit(ctx, out, outsize, in, inl, kMaxCipherUpdateLength)) return 0;
-    *outl = inl;
-    return 1;
-}
 
-// EVP_Cipher(): the same one data unit.
-int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
-           size_t inl) noexcept {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (!crypt_unit(ctx, out, outsize, in, inl, static_cast<size_t>(PTRDIFF_MAX))) return 0;
-    if (outl != nullptr) *outl = inl;
-    return 1;
-}
-
-int final(void* vctx, unsigned char*, size_t* outl, size_t) noexcept {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (outl == nullptr) {
-        raise_error(ctx->prov, kErrInvalidParameter, "outl is NULL");
-        return 0;
-    }
-    *outl = 0;
-    return 1;
-}
-
-int get_params(OSSL_PARAM params[]) noexcept {
-    return set_cipher_params(params, {EVP_CIPH_XTS_MODE, kKeyLen, kIvLen, 1, false, true});
-}
-
-// As the other ciphers': "encrypt-then-mac" where the running OpenSSL's
-// default provider lists it (3.6+).
-const OSSL_PARAM* gettable_params(void*) noexcept {
-    return cipher_gettable_params();
-}
-
-// The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
-// the same; padding reads 1 and num 0 as there; no TLS MAC.
-int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    if (refuses_repeated_params()) {
-        if (const char* key = params::repeated(
-                params, {{OSSL_CIPHER_PARAM_KEYLEN}, {OSSL_CIPHER_PARAM_IVLEN},
-                         {OSSL_CIPHER_PARAM_PADDING}, {OSSL_CIPHER_PARAM_NUM},
-                         {OSSL_CIPHER_PARAM_IV}, {OSSL_CIPHER_PARAM_UPDATED_IV},
-                         {OSSL_CIPHER_PARAM_TLS_MAC}})) {
-            raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+    static int init(Ctx* ctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                    size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
+        // Check everything before changing anything.
+        if (key != nullptr && keylen != kKeyLen) {
+            raise_error(ctx->prov, kErrInvalidKeyLength, "SM4-XTS keys are %zu bytes, got %zu",
+                        kKeyLen, keylen);
             return 0;
         }
+        if (iv != nullptr && ivlen != kIvLen) {
+            raise_error(ctx->prov, kErrInvalidIvLength, "the XTS tweak is %zu bytes, got %zu",
+                        kIvLen, ivlen);
+            return 0;
+        }
+        const bool halves_equal =
+            key != nullptr ? constant_time_equal(key, key + kHalf, kHalf) : ctx->halves_equal;
+        if (encrypt && halves_equal && (key != nullptr || ctx->key_set)) {
+            raise_error(ctx->prov, kErrXtsDuplicatedKeys, "the two key halves are equal");
+            return 0;
+        }
+        XtsStandard standard = ctx->standard;
+        if (!read_standard(ctx, params, standard)) return 0;
+        ctx->encrypting = encrypt;
+        ctx->standard = standard;
+        if (iv != nullptr) {
+            std::memcpy(ctx->iv, iv, kIvLen);
+            ctx->iv_set = true;
+        }
+        if (key != nullptr) {
+            // Each overwrites the previous schedule whole.
+            ctx->key.engine->set_key(&ctx->key.data, key);
+            ctx->key.engine->set_key(&ctx->key.tweak, key + kHalf);
+            ctx->halves_equal = halves_equal;
+            ctx->key_set = true;
+        }
+        return 1;
     }
-    OSSL_PARAM* mac = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
-    const bool ok = params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
-                    params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
-                    params::set_uint(params, OSSL_CIPHER_PARAM_PADDING, 1) &&
-                    params::set_uint(params, OSSL_CIPHER_PARAM_NUM, 0) &&
-                    params::set_octets(params, OSSL_CIPHER_PARAM_IV, ctx->iv, kIvLen) &&
-                    params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->iv, kIvLen) &&
-                    (mac == nullptr || hwaccel::params::set_octet_ptr(mac, nullptr, 0) ||
-                     hwaccel::params::set_octet_string(mac, "", 0));
-    if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
-    return ok ? 1 : 0;
-}
 
-int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
-    XtsCtx* ctx = cast(vctx);
-    if (ctx == nullptr) return 0;
-    XtsStandard standard = ctx->standard;
-    if (!read_standard(ctx, params, standard)) return 0;
-    ctx->standard = standard;
-    return 1;
-}
+    static int update(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        if (!crypt_unit(ctx, out, outsize, in, inl, kMaxCipherUpdateLength)) return 0;
+        *outl = inl;
+        return 1;
+    }
 
-const OSSL_PARAM* gettable_ctx_params(void*, void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.6+ list it
-        OSSL_PARAM_END,
-    };
-    static const OSSL_PARAM before_36[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-        OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),  // as 3.5 lists it
-        OSSL_PARAM_END,
-    };
-    return lists_tls_mac_as_octet_string() ? table : before_36;
-}
+    // EVP_Cipher(): the same one data unit.
+    static int cipher(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
+                      const unsigned char* in, size_t inl) {
+        if (!crypt_unit(ctx, out, outsize, in, inl, static_cast<size_t>(PTRDIFF_MAX))) return 0;
+        if (outl != nullptr) *outl = inl;
+        return 1;
+    }
 
-const OSSL_PARAM* settable_ctx_params(void*, void*) noexcept {
-    static const OSSL_PARAM table[] = {
-        OSSL_PARAM_utf8_string(kXtsStandard, nullptr, 0),
-        OSSL_PARAM_END,
-    };
-    return table;
-}
+    static int final(Ctx*, unsigned char*, size_t* outl, size_t) {
+        *outl = 0;
+        return 1;
+    }
 
-// Typed pointers first: the compiler checks each signature against
-// OpenSSL's before the cast to void(*)(void).
-constexpr OSSL_FUNC_cipher_newctx_fn* kNewctx = newctx;
-constexpr OSSL_FUNC_cipher_freectx_fn* kFreectx = freectx;
-constexpr OSSL_FUNC_cipher_dupctx_fn* kDupctx = dupctx;
-constexpr OSSL_FUNC_cipher_encrypt_init_fn* kEncryptInit = encrypt_init;
-constexpr OSSL_FUNC_cipher_decrypt_init_fn* kDecryptInit = decrypt_init;
-constexpr OSSL_FUNC_cipher_update_fn* kUpdate = update;
-constexpr OSSL_FUNC_cipher_final_fn* kFinal = final;
-constexpr OSSL_FUNC_cipher_cipher_fn* kCipher = cipher;
-constexpr OSSL_FUNC_cipher_get_params_fn* kGetParams = get_params;
-constexpr OSSL_FUNC_cipher_gettable_params_fn* kGettableParams = gettable_params;
-constexpr OSSL_FUNC_cipher_get_ctx_params_fn* kGetCtxParams = get_ctx_params;
-constexpr OSSL_FUNC_cipher_set_ctx_params_fn* kSetCtxParams = set_ctx_params;
-constexpr OSSL_FUNC_cipher_gettable_ctx_params_fn* kGettableCtxParams = gettable_ctx_params;
-constexpr OSSL_FUNC_cipher_settable_ctx_params_fn* kSettableCtxParams = settable_ctx_params;
+    // The generic cipher's: the IV never advances, so "iv" and "updated-iv" are
+    // the same; padding reads 1 and num 0 as there; no TLS MAC.
+    static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
+        if (refuse_repeated_generic_get(ctx->prov, params)) return 0;
+        OSSL_PARAM* mac = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
+        const bool ok = params::set_size(params, OSSL_CIPHER_PARAM_KEYLEN, kKeyLen) &&
+                        params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, kIvLen) &&
+                        params::set_uint(params, OSSL_CIPHER_PARAM_PADDING, 1) &&
+                        params::set_uint(params, OSSL_CIPHER_PARAM_NUM, 0) &&
+                        params::set_octets(params, OSSL_CIPHER_PARAM_IV, ctx->iv, kIvLen) &&
+                        params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->iv, kIvLen) &&
+                        (mac == nullptr || hwaccel::params::set_octet_ptr(mac, nullptr, 0) ||
+                         hwaccel::params::set_octet_string(mac, "", 0));
+        if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+        return ok ? 1 : 0;
+    }
 
-template <class Fn>
-void (*erase(Fn* fn))(void) {
-    return reinterpret_cast<void (*)(void)>(fn);
-}
+    static int set_ctx_params(Ctx* ctx, const OSSL_PARAM params[]) {
+        XtsStandard standard = ctx->standard;
+        if (!read_standard(ctx, params, standard)) return 0;
+        ctx->standard = standard;
+        return 1;
+    }
 
-const OSSL_DISPATCH kTable[] = {
-    {OSSL_FUNC_CIPHER_NEWCTX, erase(kNewctx)},
-    {OSSL_FUNC_CIPHER_FREECTX, erase(kFreectx)},
-    {OSSL_FUNC_CIPHER_DUPCTX, erase(kDupctx)},
-    {OSSL_FUNC_CIPHER_ENCRYPT_INIT, erase(kEncryptInit)},
-    {OSSL_FUNC_CIPHER_DECRYPT_INIT, erase(kDecryptInit)},
-    {OSSL_FUNC_CIPHER_UPDATE, erase(kUpdate)},
-    {OSSL_FUNC_CIPHER_FINAL, erase(kFinal)},
-    {OSSL_FUNC_CIPHER_CIPHER, erase(kCipher)},
-    {OSSL_FUNC_CIPHER_GET_PARAMS, erase(kGetParams)},
-    {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, erase(kGettableParams)},
-    {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, erase(kGetCtxParams)},
-    {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, erase(kSetCtxParams)},
-    {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, erase(kGettableCtxParams)},
-    {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, erase(kSettableCtxParams)},
-    {0, nullptr},
+    // The generic cipher's list and "tls-mac", which OpenSSL 3.5's default
+    // lists as an octet pointer, 3.6's as an octet string.
+    static const OSSL_PARAM* gettable_ctx_params() {
+        static const OSSL_PARAM* const g = generic_gettable_ctx_params();
+        static_assert(kGenericGettableCtxCount == 6);
+        static const OSSL_PARAM table[] = {
+            g[0], g[1], g[2], g[3], g[4], g[5],
+            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),
+            OSSL_PARAM_END,
+        };
+        static const OSSL_PARAM before_36[] = {
+            g[0], g[1], g[2], g[3], g[4], g[5],
+            OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),
+            OSSL_PARAM_END,
+        };
+        return lists_tls_mac_as_octet_string() ? table : before_36;
+    }
+
+    static const OSSL_PARAM* settable_ctx_params() {
+        static const OSSL_PARAM table[] = {
+            OSSL_PARAM_utf8_string(kXtsStandard, nullptr, 0),
+            OSSL_PARAM_END,
+        };
+        return table;
+    }
+
+    static CipherFacts facts() { return {EVP_CIPH_XTS_MODE, kKeyLen, kIvLen, 1, false, true}; }
 };
 
 }  // namespace
 
-const OSSL_DISPATCH* sm4_xts_functions() { return kTable; }
+const OSSL_DISPATCH* sm4_xts_functions() { return CipherFunctions<Sm4Xts>::table; }
 
 }  // namespace hwaccel

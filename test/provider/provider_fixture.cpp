@@ -83,7 +83,8 @@ CipherPtr LoadedProvider::cipher(const char* name) const {
     INFO("fetching " << name << " from hwaccel: " << take_errors());
     REQUIRE(c != nullptr);
     REQUIRE(provider_of(c.get()) == "hwaccel");
-    record_provider_engine(engines(), family_of_algorithm(name), "evp");  // the engine manifest
+    for (const std::string& family : families_of_algorithm(name))
+        record_provider_engine(engines(), family, "evp");  // the engine manifest
     return c;
 }
 
@@ -101,18 +102,27 @@ std::string LoadedProvider::engines() const {
     return value;
 }
 
-std::vector<std::string> engine_selections() {
+std::vector<std::string> engine_selections(const std::vector<std::string>& families) {
     const CpuFeatures& cpu = cpu_features();
     std::vector<std::string> out = {""};
-    auto add_family = [&](const char* family, auto list) {
+    auto add_family = [&](const std::string& family, auto list) {
         for (const auto* e : list)
-            if (e->available(cpu)) out.push_back(std::string(family) + "=" + e->name);
+            if (e->available(cpu)) out.push_back(family + "=" + e->name);
     };
-    add_family("sha1", sha1_engines());
-    add_family("sha256", sha256_engines());
-    add_family("sha3", keccak_engines());
-    add_family("sm4", sm4_engines());
+    for (const std::string& family : families) {
+        if (family == "sha1") add_family(family, sha1_engines());
+        else if (family == "sha256") add_family(family, sha256_engines());
+        else if (family == "sha3") add_family(family, keccak_engines());
+        else if (family == "sm4") add_family(family, sm4_engines());
+        else if (family == "ghash") add_family(family, ghash_engines());
+        else throw std::invalid_argument("no engine family " + family);
+    }
     return out;
+}
+
+// GHASH engines serve SM4-GCM only: the suites that select them ask for them.
+std::vector<std::string> engine_selections() {
+    return engine_selections({"sha1", "sha256", "sha3", "sm4"});
 }
 
 std::string provider_of(const EVP_MD* md) {

@@ -59,6 +59,9 @@ private:
 // Engine selections to run the EVP suites under: the automatic choice, and
 // every engine this CPU can run for every family, forced one at a time.
 std::vector<std::string> engine_selections();
+// The same for the named families only (as "engines" names them: sha1,
+// sha256, sha3, sm4, ghash), e.g. {"sm4", "ghash"} for SM4-GCM.
+std::vector<std::string> engine_selections(const std::vector<std::string>& families);
 
 // The name of the provider that serves a fetched algorithm.
 std::string provider_of(const EVP_MD* md);

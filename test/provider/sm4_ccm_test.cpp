@@ -35,12 +35,7 @@ struct Sealed {
 };
 
 // The SM4 engine selections: the automatic choice and each engine forced.
-std::vector<std::string> sm4_selections() {
-    std::vector<std::string> out;
-    for (const std::string& s : engine_selections())
-        if (s.empty() || s.rfind("sm4=", 0) == 0) out.push_back(s);
-    return out;
-}
+std::vector<std::string> sm4_selections() { return engine_selections({"sm4"}); }
 
 // ---------------------------------------------------------------- reference
 

@@ -33,15 +33,7 @@ constexpr size_t kTag = 16;
 
 // The automatic choice, then every SM4 and every GHASH engine this CPU runs,
 // one family forced at a time.
-std::vector<std::string> gcm_selections() {
-    const hwaccel::CpuFeatures& cpu = hwaccel::cpu_features();
-    std::vector<std::string> out = {""};
-    for (const auto* e : hwaccel::sm4_engines())
-        if (e->available(cpu)) out.push_back(std::string("sm4=") + e->name);
-    for (const auto* e : hwaccel::ghash_engines())
-        if (e->available(cpu)) out.push_back(std::string("ghash=") + e->name);
-    return out;
-}
+std::vector<std::string> gcm_selections() { return engine_selections({"sm4", "ghash"}); }
 
 CipherPtr default_gcm(const LoadedProvider& prov) {
     return CipherPtr(EVP_CIPHER_fetch(prov.libctx(), "SM4-GCM", "provider=default"));

@@ -21,12 +21,7 @@ namespace {
 constexpr size_t kMaxUnit = size_t{16} << 20;  // 2^20 blocks
 
 // Only what differs for SM4: the automatic choice and each SM4 engine.
-std::vector<std::string> sm4_selections() {
-    std::vector<std::string> out;
-    for (const std::string& s : engine_selections())
-        if (s.empty() || s.rfind("sm4=", 0) == 0) out.push_back(s);
-    return out;
-}
+std::vector<std::string> sm4_selections() { return engine_selections({"sm4"}); }
 
 CipherPtr default_xts(const LoadedProvider& prov) {
     return CipherPtr(EVP_CIPHER_fetch(prov.libctx(), "SM4-XTS", "provider=default"));

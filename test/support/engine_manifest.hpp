@@ -22,6 +22,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace hwaccel::test {
 
@@ -87,6 +88,16 @@ inline std::string family_of_algorithm(const std::string& name) {
     if (n.find("224") != std::string::npos || n.find("256") != std::string::npos) return "sha256";
     if (n == "SHA1" || n == "SHA-1") return "sha1";
     return "";
+}
+
+// Every family whose engine serves the algorithm: SM4-GCM's GHASH runs on
+// the ghash family's engine.
+inline std::vector<std::string> families_of_algorithm(const std::string& name) {
+    std::string n;
+    for (char c : name) n += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    std::vector<std::string> out = {family_of_algorithm(name)};
+    if (n == "SM4-GCM" || n == "1.2.156.10197.1.104.8") out = {"sm4", "ghash"};
+    return out;
 }
 
 // Records the engine the provider reports for `family` in its "engines"
