@@ -277,6 +277,9 @@ bool present(const hwaccel::Sm4Engine& e, Fn f) {
     if (f == Fn::cbc_encrypt) return e.cbc_encrypt != nullptr;
     if (f == Fn::cfb_encrypt) return e.cfb_encrypt != nullptr;
     if (f == Fn::ofb) return e.ofb != nullptr;
+    // Without the member, sm4_ccm_blocks only calls ctr and cbc_encrypt
+    // (or encrypt_block), traced on their own.
+    if (f == Fn::ccm_enc || f == Fn::ccm_dec) return e.ccm != nullptr;
     return true;
 }
 // CBC and CFB decryption read public ciphertext and IV (which may pass through
