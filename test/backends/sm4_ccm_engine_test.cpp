@@ -1,13 +1,15 @@
 // CCM's body over every SM4 engine (sm4_ccm_blocks: the engine's fused
 // Sm4Engine::ccm where it has one, the generic path otherwise): against CTR
 // and CBC-MAC written here over the portable engine's one block; block
-// counts 0..40 and some past the batches, both directions, in place or
-// not, counters about to wrap, and the returned counter and MAC.
+// counts 0..9 and a few longer (past the generic path's batches where it
+// serves), both directions, in place or not, counters about to wrap, and the
+// returned counter and MAC.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "generic/generic_engines.hpp"  // backend internals (hwaccel_backend_internals)
 #include "hwaccel/cpu.hpp"
@@ -53,7 +55,13 @@ TEST_CASE("SM4 engines: CCM's body (fused or not) equals CTR and CBC-MAC over th
         if (!e->available(hwaccel::cpu_features())) continue;
         SECTION(std::string("engine ") + e->name + (e->ccm ? " (fused)" : " (generic path)")) {
             Sm4Key mine{}, portable{};
-            for (size_t blocks = 0; blocks <= 300; blocks += blocks < 40 ? 1 : 87) {
+            // The fused members work block by block (decryption: a first and a
+            // last step around the rest); the generic path in batches of 128.
+            // Short for the fused ones: under the GFNI instruction model
+            // (test/gfni_model) every GFNI instruction is a trap.
+            std::vector<size_t> counts = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 33};
+            if (e->ccm == nullptr) counts.insert(counts.end(), {127, 128, 129, 300});
+            for (size_t blocks : counts) {
                 for (Sm4Direction d : {Sm4Direction::kEncrypt, Sm4Direction::kDecrypt}) {
                     const Bytes k = rng.bytes(16), in = rng.bytes(16 * blocks), m0 = rng.bytes(16);
                     Bytes c0 = rng.bytes(16);
