@@ -647,6 +647,7 @@ const Sm4Engine sm4 = {
     .cfb_encrypt = nullptr,
     .ofb = nullptr,
     .xts = nullptr,  // the provider's XORs around ecb
+    .ccm = nullptr,
 };
 
 namespace sm4_detail {

@@ -32,6 +32,7 @@ const Sm4Engine sm4_minimal = {
     .cfb_encrypt = nullptr,
     .ofb = nullptr,
     .xts = nullptr,
+    .ccm = nullptr,
 };
 
 }  // namespace hwaccel::testing

@@ -28,4 +28,9 @@ void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, u
 void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
 
+// CCM's body, fused (Sm4Engine::ccm): the CBC-MAC and a CTR block in the
+// lanes of one register.
+void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
+         uint8_t counter[16], uint8_t mac[16]);
+
 }  // namespace hwaccel::x86::sm4x::gfni

@@ -174,6 +174,7 @@ constexpr Sm4Engine gfni_engine(const char* name, bool (*available)(const CpuFea
         .cfb_encrypt = gfni::cfb_encrypt,
         .ofb = gfni::ofb,
         .xts = Modes::xts,
+        .ccm = gfni::ccm,
     };
 }
 

@@ -312,6 +312,7 @@ constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeat
         .cfb_encrypt = cfb_encrypt,
         .ofb = ofb,
         .xts = Modes::xts,
+        .ccm = nullptr,
     };
 }
 

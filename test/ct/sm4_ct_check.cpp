@@ -238,6 +238,7 @@ int main() {
         bare.ctr = nullptr;
         bare.cbc_decrypt = bare.cfb_decrypt = nullptr;
         bare.cbc_encrypt = bare.cfb_encrypt = bare.ofb = nullptr;
+        bare.ccm = nullptr;
         check_modes(bare);
         std::printf("sm4 engine %s checked, and the provider's modes over it as it is and bare\n", e->name);
         ++checked;

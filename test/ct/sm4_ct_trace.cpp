@@ -85,6 +85,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "hwaccel/sm4_ccm_blocks.hpp"
 #include "pkcs7_unpad_cases.hpp"
 #include "support/engine_manifest.hpp"
 
@@ -212,6 +213,8 @@ const std::vector<size_t> kGhashClmulCounts = {2};
 // --- what is traced -------------------------------------------------------------
 
 enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
+                // CCM's body (sm4_ccm_blocks: the fused ccm member, or its generic path).
+                ccm_enc, ccm_dec,
                 // The provider's mode code (sm4_modes.cpp) over the engine.
                 mode_cbc_enc, mode_cbc_dec, mode_cfb_enc, mode_cfb_dec, mode_ofb, mode_ctr,
                 // The provider's PKCS#7 unpad: no engine (Job::engine null).
@@ -220,7 +223,7 @@ enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_
                 ghash_set_key, ghash_update };
 constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
-                       Fn::cfb_encrypt, Fn::ofb};
+                       Fn::cfb_encrypt, Fn::ofb, Fn::ccm_enc, Fn::ccm_dec};
 const std::vector<Fn> kNoFns;
 const std::vector<Fn> kModeFns = {Fn::mode_cbc_enc, Fn::mode_cbc_dec, Fn::mode_cfb_enc,
                            Fn::mode_cfb_dec, Fn::mode_ofb, Fn::mode_ctr};
@@ -237,6 +240,8 @@ const char* fn_name(Fn f) {
         case Fn::cbc_encrypt: return "cbc_encrypt";
         case Fn::cfb_encrypt: return "cfb_encrypt";
         case Fn::ofb: return "ofb";
+        case Fn::ccm_enc: return "ccm (enc)";
+        case Fn::ccm_dec: return "ccm (dec)";
         case Fn::mode_cbc_enc: return "sm4_cbc (enc)";
         case Fn::mode_cbc_dec: return "sm4_cbc (dec)";
         case Fn::mode_cfb_enc: return "sm4_cfb (enc)";
@@ -262,7 +267,9 @@ bool takes_count(Fn f) {
 // The fused serial modes run one block after another through the same code
 // (~900 steps a block): one and three blocks show the first block and the
 // block-to-block path.
-bool is_serial(Fn f) { return f == Fn::cbc_encrypt || f == Fn::cfb_encrypt || f == Fn::ofb; }
+bool is_serial(Fn f) {
+    return f == Fn::cbc_encrypt || f == Fn::cfb_encrypt || f == Fn::ofb || f == Fn::ccm_enc || f == Fn::ccm_dec;
+}
 bool present(const hwaccel::Sm4Engine& e, Fn f) {
     if (f == Fn::ctr) return e.ctr != nullptr;
     if (f == Fn::cbc_decrypt) return e.cbc_decrypt != nullptr;
@@ -270,6 +277,9 @@ bool present(const hwaccel::Sm4Engine& e, Fn f) {
     if (f == Fn::cbc_encrypt) return e.cbc_encrypt != nullptr;
     if (f == Fn::cfb_encrypt) return e.cfb_encrypt != nullptr;
     if (f == Fn::ofb) return e.ofb != nullptr;
+    // Without the member, sm4_ccm_blocks only calls ctr and cbc_encrypt
+    // (or encrypt_block), traced on their own.
+    if (f == Fn::ccm_enc || f == Fn::ccm_dec) return e.ccm != nullptr;
     return true;
 }
 // CBC and CFB decryption read public ciphertext and IV (which may pass through
@@ -314,6 +324,7 @@ struct Buffers {
     alignas(64) uint8_t in[16 * kMaxBlocks];
     alignas(64) uint8_t out[16 * kMaxBlocks];
     alignas(64) uint8_t counter_or_iv[16];
+    alignas(64) uint8_t mac[16];  // CCM's CBC-MAC chaining value (secret)
     alignas(64) hwaccel::Sm4State state;  // the mode functions' context
     alignas(64) hwaccel::GhashKey ghash_key;
     alignas(64) uint8_t ghash_y[16];
@@ -375,6 +386,7 @@ void prepare(const Job& job, size_t job_index, int run) {
     fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
     if (input_is_secret(job.fn)) fill_secret(b.in, sizeof b.in, job_index, run, 2);
     else fill_public(b.in, sizeof b.in, 2);
+    fill_secret(b.mac, sizeof b.mac, job_index, run, 4);
     std::memset(b.out, 0, sizeof b.out);
     // Public: the CTR counter (its low 64 bits carry inside the longer calls)
     // or the IV.
@@ -449,6 +461,14 @@ void run_job(const void* arg) {
         case Fn::cbc_encrypt: e.cbc_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cfb_encrypt: e.cfb_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::ofb: e.ofb(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::ccm_enc:
+            hwaccel::sm4_ccm_blocks(e, &b.key, hwaccel::Sm4Direction::kEncrypt, b.out, b.in, job.blocks,
+                                    b.counter_or_iv, b.mac);
+            break;
+        case Fn::ccm_dec:
+            hwaccel::sm4_ccm_blocks(e, &b.key, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks,
+                                    b.counter_or_iv, b.mac);
+            break;
         case Fn::mode_cbc_enc: hwaccel::sm4_cbc(st, hwaccel::Sm4Direction::kEncrypt, b.out, b.in, job.blocks); break;
         case Fn::mode_cbc_dec: hwaccel::sm4_cbc(st, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks); break;
         case Fn::mode_cfb_enc: hwaccel::sm4_cfb(st, hwaccel::Sm4Direction::kEncrypt, b.out, stream_in, bytes); break;

@@ -125,6 +125,14 @@ struct Sm4Engine {
     // T_nblocks. Without it the provider runs ECB between XORs.
     void (*xts)(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out,
                 const uint8_t* in, size_t nblocks, uint8_t tweak[16]);
+    // Optional fused CCM body, whole blocks: CTR (as ctr: out_i = in_i ^
+    // E(counter + i), counter advanced by nblocks) and CCM's CBC-MAC over the
+    // plaintext (mac = E(mac ^ p_i), mac the chaining value in and out): the
+    // plaintext is in for kEncrypt, out for kDecrypt. Both with key->enc.
+    // Without it, sm4_ccm_blocks (hwaccel/sm4_ccm_blocks.hpp) builds it from
+    // ctr and cbc_encrypt (or encrypt_block).
+    void (*ccm)(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks,
+                uint8_t counter[16], uint8_t mac[16]);
 };
 
 // GHASH, GCM's universal hash (NIST SP 800-38D, 6.4): the hash key H and the
