@@ -24,6 +24,7 @@ import sys
 import time
 
 FAMILY = {"sha_fuzz": "SHA-1/224/256", "sha3_fuzz": "SHA-3/SHAKE", "sm4_fuzz": "SM4",
+          "aead_fuzz": "SM4-GCM/CCM/XTS",
           "dispatch_fuzz": "dispatch (all families)"}
 LINE = re.compile(r"^(\S+) (\S+) (HWACCEL_ENGINES=.*?) \| (.*?) \| stat::number_of_executed_units:\s+(\d+)"
                   r"\s+stat::average_exec_per_sec:\s+(\d+)")

@@ -53,6 +53,17 @@
 // set_key with H secret, and update with H, Y and the data secret, at the
 // block counts where their code paths change (kGhash*Counts).
 //
+// SM4-GCM and SM4-XTS: each x86 engine's fused xts member (both standards,
+// both directions; key, tweak and data secret); the provider's XTS
+// (provider/cipher/sm4_xts_mode.cpp: tweak chains, stealing) over every
+// engine as it is and bare; the provider's GCM (sm4_gcm_mode.cpp: J0 from a
+// 12- or 17-byte IV, AAD and text from mid-block, CTR, GHASH, the tag) over
+// every SM4 engine with the GHASH engine chosen first, and over every other
+// GHASH engine with the first SM4 engine, its decryption followed by the tag
+// comparison (constant_time_equal.hpp, the function sm4_gcm.cpp calls); and
+// that comparison on its own, with equal and unequal tags (differing at
+// various bytes) in the runs, like the unpad cases.
+//
 // Usage: sm4_ct_trace [--native] [engine ...]   (default: every engine)
 // Where ptrace is not permitted the check FAILS, unless HWACCEL_ALLOW_CT_SKIP=1
 // says a skip is acceptable: then it exits 77 (CTest's SKIP_RETURN_CODE).
@@ -81,7 +92,10 @@
 #include <vector>
 
 #include "cipher/pkcs7.hpp"
+#include "cipher/sm4_gcm_mode.hpp"
 #include "cipher/sm4_modes.hpp"
+#include "cipher/sm4_xts_mode.hpp"
+#include "constant_time_equal.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
@@ -202,6 +216,13 @@ const std::vector<size_t> kX86ExtraCounts, kPortableExtraCounts, kSerialExtraCou
 // 2; ~1300 steps a block); the CLMUL engines' groups (16 blocks in xmm, 32
 // in ymm pairs or zmm quads) and each kind of tail: quads, pairs, single
 // blocks (1, 3, 7, 16, 35).
+// The fused xts member: one block, groups of 8 (3, 8, 9, 17), a 32-block
+// batch plus a tail (33).
+#ifndef SM4_CT_TRACE_DELIBERATE_LEAK
+const std::vector<size_t> kXtsCounts = {1, 3, 8, 9, 17, 33};
+#else
+const std::vector<size_t> kXtsCounts = {2};
+#endif
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
 const std::vector<size_t> kGhashPortableCounts = {1, 2};
 const std::vector<size_t> kGhashClmulCounts = {1, 3, 7, 16, 35};
@@ -220,7 +241,10 @@ enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_
                 // The provider's PKCS#7 unpad: no engine (Job::engine null).
                 pkcs7_unpad,
                 // A GHASH engine's members (Job::ghash).
-                ghash_set_key, ghash_update };
+                ghash_set_key, ghash_update,
+                // The fused XTS member; the provider's XTS and GCM over the
+                // engine (GCM: with Job::gcm_ghash); the tag comparison (no engine).
+                xts, mode_xts, mode_gcm_enc, mode_gcm_dec, tag_compare };
 constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb, Fn::ccm_enc, Fn::ccm_dec};
@@ -251,10 +275,16 @@ const char* fn_name(Fn f) {
         case Fn::pkcs7_unpad: return "pkcs7_unpad";
         case Fn::ghash_set_key: return "set_key";
         case Fn::ghash_update: return "update";
+        case Fn::xts: return "xts";
+        case Fn::mode_xts: return "sm4_xts";
+        case Fn::mode_gcm_enc: return "sm4_gcm (enc)";
+        case Fn::mode_gcm_dec: return "sm4_gcm (dec)";
+        case Fn::tag_compare: return "constant_time_equal";
     }
     return "?";
 }
 bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc && f <= Fn::mode_ctr; }
+bool is_gcm(Fn f) { return f == Fn::mode_gcm_enc || f == Fn::mode_gcm_dec; }
 // The stream modes are traced from the middle of a block: a 5-byte call
 // before the traced one leaves num = 5 and a secret keystream (or CFB/OFB
 // register); the traced call then finishes that block (11 bytes), runs n
@@ -262,7 +292,8 @@ bool is_mode(Fn f) { return f >= Fn::mode_cbc_enc && f <= Fn::mode_ctr; }
 bool is_stream_mode(Fn f) { return is_mode(f) && f != Fn::mode_cbc_enc && f != Fn::mode_cbc_dec; }
 constexpr size_t kWarmUpBytes = 5;
 bool takes_count(Fn f) {
-    return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad && f != Fn::ghash_set_key;
+    return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad && f != Fn::ghash_set_key &&
+           f != Fn::tag_compare;
 }
 // The fused serial modes run one block after another through the same code
 // (~900 steps a block): one and three blocks show the first block and the
@@ -280,6 +311,7 @@ bool present(const hwaccel::Sm4Engine& e, Fn f) {
     // Without the member, sm4_ccm_blocks only calls ctr and cbc_encrypt
     // (or encrypt_block), traced on their own.
     if (f == Fn::ccm_enc || f == Fn::ccm_dec) return e.ccm != nullptr;
+    if (f == Fn::xts) return e.xts != nullptr;
     return true;
 }
 // CBC and CFB decryption read public ciphertext and IV (which may pass through
@@ -296,7 +328,27 @@ struct Job {
     bool bare = false;  // mode functions: over a copy of the engine without optional members
     size_t tail_bytes = 3;  // stream mode functions: bytes past the whole blocks
     const hwaccel::GhashEngine* ghash = nullptr;  // GHASH jobs (engine null)
+    // XTS: bit 0 IEEE (else GB), bit 1 decryption. GCM: the GHASH engine.
+    int xts_variant = 0;
+    const hwaccel::GhashEngine* gcm_ghash = nullptr;
 };
+
+// GCM's traced message: text of n blocks plus bits (run_job), over the engine
+// as it is or bare. The portable engine as it is only (its fallbacks are its
+// own path), at one block.
+struct GcmCount {
+    size_t blocks;
+    bool bare;
+};
+const std::vector<GcmCount> kGcmX86 = {{2, false}, {33, false}, {2, true}};
+const std::vector<GcmCount> kGcmPortable = {{1, false}};
+
+// The GHASH engine the registry chooses first on this CPU.
+const hwaccel::GhashEngine* first_ghash() {
+    for (const hwaccel::GhashEngine* g : hwaccel::ghash_engines())
+        if (g->available(hwaccel::cpu_features())) return g;
+    return nullptr;
+}
 
 // The engine a job runs: for bare jobs a copy without the optional fused
 // modes, made before any child is forked, so the copy is at the same address
@@ -308,6 +360,7 @@ void make_bare_copies() {
         bare.ctr = nullptr;
         bare.cbc_decrypt = bare.cfb_decrypt = nullptr;
         bare.cbc_encrypt = bare.cfb_encrypt = bare.ofb = nullptr;
+        bare.xts = nullptr;
         bare_copies[e] = bare;
     }
 }
@@ -328,6 +381,10 @@ struct Buffers {
     alignas(64) hwaccel::Sm4State state;  // the mode functions' context
     alignas(64) hwaccel::GhashKey ghash_key;
     alignas(64) uint8_t ghash_y[16];
+    alignas(64) hwaccel::Sm4XtsKey xts_key;
+    alignas(64) hwaccel::Sm4GcmState gcm;
+    alignas(64) uint8_t tag[16];
+    alignas(64) uint8_t expected_tag[16];
     alignas(64) uint8_t stack[1 << 20];
 };
 Buffers buffers;
@@ -370,11 +427,17 @@ int unpad_case_of(const Job& job, int run) {
 // differ between runs; public data is the same in all.
 void prepare(const Job& job, size_t job_index, int run) {
     Buffers& b = buffers;
-    if (job.ghash) {  // H (in user_key), Y and the data all secret
+    if (job.ghash && !is_gcm(job.fn)) {  // H (in user_key), Y and the data all secret
         fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
         fill_secret(b.in, sizeof b.in, job_index, run, 2);
         fill_secret(b.ghash_y, sizeof b.ghash_y, job_index, run, 3);
         if (job.fn != Fn::ghash_set_key) job.ghash->set_key(&b.ghash_key, b.user_key);
+        return;
+    }
+    if (job.fn == Fn::tag_compare) {  // run 0 equal tags; run k one bit off at a byte of its own
+        fill_secret(b.tag, sizeof b.tag, job_index, run, 1);
+        std::memcpy(b.expected_tag, b.tag, sizeof b.tag);
+        if (run != 0) b.expected_tag[(5 * run) % 16] ^= static_cast<uint8_t>(1u << (run % 8));
         return;
     }
     if (job.fn == Fn::pkcs7_unpad) {  // the decrypted block: secret filler, then the case's padding
@@ -396,6 +459,23 @@ void prepare(const Job& job, size_t job_index, int run) {
     // The bulk functions see the round keys, not the user key: computed here,
     // different in every run.
     if (job.fn != Fn::set_key) e.set_key(&b.key, b.user_key);
+    if (job.fn == Fn::xts || job.fn == Fn::mode_xts) {  // the tweak (or IV) and the tweak key secret too
+        fill_secret(b.counter_or_iv, sizeof b.counter_or_iv, job_index, run, 3);
+        uint8_t tweak_key[16];
+        fill_secret(tweak_key, sizeof tweak_key, job_index, run, 4);
+        b.xts_key.engine = &e;
+        e.set_key(&b.xts_key.data, b.user_key);
+        e.set_key(&b.xts_key.tweak, tweak_key);
+        return;
+    }
+    if (job.fn == Fn::mode_gcm_enc || job.fn == Fn::mode_gcm_dec) {  // key (H) set; IV, AAD, text, tag secret
+        fill_secret(b.counter_or_iv, sizeof b.counter_or_iv, job_index, run, 3);
+        fill_secret(b.expected_tag, sizeof b.expected_tag, job_index, run, 4);
+        std::memset(&b.gcm, 0, sizeof b.gcm);
+        hwaccel::sm4_gcm_bind(b.gcm, &e, job.gcm_ghash);
+        hwaccel::sm4_gcm_set_key(b.gcm, b.user_key);
+        return;
+    }
     if (!is_mode(job.fn)) return;
     hwaccel::Sm4State& st = b.state;
     std::memset(&st, 0, sizeof st);
@@ -438,9 +518,13 @@ void run_job(const void* arg) {
         std::memcpy(b.out + 8, &len, sizeof len);
         return;
     }
+    if (job.fn == Fn::tag_compare) {  // the verdict differs between runs; stored without a branch
+        b.out[0] = hwaccel::constant_time_equal(b.tag, b.expected_tag, sizeof b.tag);
+        return;
+    }
     if (job.fn == Fn::ghash_set_key) job.ghash->set_key(&b.ghash_key, b.user_key);
     if (job.fn == Fn::ghash_update) job.ghash->update(&b.ghash_key, b.ghash_y, b.in, job.blocks);
-    if (job.ghash) {
+    if (job.ghash && !is_gcm(job.fn)) {
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
         sm4_ct_deliberate_leak(b.user_key);
 #endif
@@ -475,7 +559,36 @@ void run_job(const void* arg) {
         case Fn::mode_cfb_dec: hwaccel::sm4_cfb(st, hwaccel::Sm4Direction::kDecrypt, b.out, stream_in, bytes); break;
         case Fn::mode_ofb: hwaccel::sm4_ofb(st, b.out, stream_in, bytes); break;
         case Fn::mode_ctr: hwaccel::sm4_ctr(st, b.out, stream_in, bytes); break;
-        case Fn::pkcs7_unpad: break;  // above
+        case Fn::xts: {
+            const auto dir = job.xts_variant & 2 ? hwaccel::Sm4Direction::kDecrypt : hwaccel::Sm4Direction::kEncrypt;
+            const auto standard = job.xts_variant & 1 ? hwaccel::XtsStandard::kIeee : hwaccel::XtsStandard::kGb;
+            e.xts(&b.key, dir, standard, b.out, b.in, job.blocks, b.counter_or_iv);
+            break;
+        }
+        case Fn::mode_xts: {  // with a stolen tail of job.tail_bytes
+            const auto dir = job.xts_variant & 2 ? hwaccel::Sm4Direction::kDecrypt : hwaccel::Sm4Direction::kEncrypt;
+            const auto standard = job.xts_variant & 1 ? hwaccel::XtsStandard::kIeee : hwaccel::XtsStandard::kGb;
+            hwaccel::sm4_xts(b.xts_key, standard, dir, b.counter_or_iv, b.out, b.in, 16 * job.blocks + job.tail_bytes);
+            break;
+        }
+        case Fn::mode_gcm_enc:
+        case Fn::mode_gcm_dec: {
+            // J0 through GHASH (17-byte IV) when encrypting, IV || 1 when
+            // decrypting; AAD across a block; text from mid-block through n
+            // blocks and a few bytes; the tag, and decryption's verdict.
+            const bool enc = job.fn == Fn::mode_gcm_enc;
+            hwaccel::Sm4GcmState& g = b.gcm;
+            hwaccel::sm4_gcm_set_iv(g, b.counter_or_iv, enc ? 17 : 12);
+            bool ok = hwaccel::sm4_gcm_aad(g, b.in + 300, kWarmUpBytes) && hwaccel::sm4_gcm_aad(g, b.in + 305, 20);
+            auto crypt = enc ? hwaccel::sm4_gcm_encrypt : hwaccel::sm4_gcm_decrypt;
+            ok &= crypt(g, b.out, b.in, kWarmUpBytes);
+            ok &= crypt(g, b.out + kWarmUpBytes, stream_in, bytes);
+            hwaccel::sm4_gcm_tag(g, b.tag);
+            if (!enc) ok &= hwaccel::constant_time_equal(b.tag, b.expected_tag, sizeof b.tag);
+            b.out[1500] = ok;
+            break;
+        }
+        case Fn::pkcs7_unpad: case Fn::tag_compare: break;  // above
         case Fn::ghash_set_key: case Fn::ghash_update: break;  // above
     }
 #ifdef SM4_CT_TRACE_DELIBERATE_LEAK
@@ -937,6 +1050,47 @@ std::vector<Job> jobs_for(const hwaccel::Sm4Engine& e) {
         add(f, n, !is_portable, true);
         if (is_portable) jobs.back().tail_bytes = 0;
     }
+    // The fused XTS member: both standards and both directions at one block;
+    // at every count GB encryption and IEEE decryption (the direction only
+    // picks the round keys: the same instructions either way).
+    for (int variant = 0; variant < 4; ++variant)
+        for (size_t n : present(e, Fn::xts) ? kXtsCounts : std::vector<size_t>{}) {
+            if (n != 1 && variant != 0 && variant != 3) continue;
+            add(Fn::xts, n, contains(kX86ExtraCounts, n));
+            jobs.back().xts_variant = variant;
+        }
+    if (!kFullCheck) return jobs;
+    // The provider's XTS with a 5-byte stolen tail: bare, a one-block unit
+    // (no tail), the serial tweak chain (2 blocks) and the 8 lanes over ECB
+    // (9); as it is, the fused member (9). Both standards and directions at 2
+    // blocks, GB encryption and IEEE decryption at the others. The portable
+    // engine (~9000 steps a block): bare at one block and a tail, GB
+    // encryption only (its IEEE and decryption paths are the same mode code
+    // as over the bare x86 engines).
+    struct XtsJob {
+        size_t blocks, tail;
+        bool bare;
+    };
+    const std::vector<XtsJob> xts_jobs =
+        is_portable ? std::vector<XtsJob>{{1, 5, true}}
+                    : std::vector<XtsJob>{{1, 0, true}, {2, 5, true}, {9, 5, true}, {9, 5, false}};
+    for (bool bare : {true, false})
+        for (int variant = 0; variant < 4; ++variant)
+            for (const XtsJob& x : xts_jobs) {
+                if (x.bare != bare || (is_portable && variant != 0)) continue;
+                if (x.blocks != 2 && variant != 0 && variant != 3) continue;
+                if (!x.bare && !present(e, Fn::xts)) continue;
+                add(Fn::mode_xts, x.blocks, false, x.bare);
+                jobs.back().xts_variant = variant;
+                jobs.back().tail_bytes = x.tail;
+            }
+    // The provider's GCM over this engine (as it is: its ctr; bare: the
+    // mode's own CTR fallback) and the GHASH engine chosen first.
+    for (Fn f : {Fn::mode_gcm_enc, Fn::mode_gcm_dec})
+        for (const GcmCount& c : is_portable ? kGcmPortable : kGcmX86) {
+            add(f, c.blocks, false, c.bare);
+            jobs.back().gcm_ghash = first_ghash();
+        }
     return jobs;
 }
 
@@ -947,6 +1101,8 @@ std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines)
     std::vector<Job> jobs;
     for (const hwaccel::Sm4Engine* e : engines)
         for (const Job& j : jobs_for(*e)) jobs.push_back(j);
+    // The tag comparison, engine-free: equal in run 0, unequal after.
+    if (kFullCheck) jobs.push_back({nullptr, Fn::tag_compare, 1, kMaxRuns});
     // PKCS#7 unpad, engine-free: every case, kMaxRuns - 1 to a job after its
     // valid run 0 (~300 steps a run).
     const int per_job = kMaxRuns - 1;
@@ -962,12 +1118,22 @@ std::vector<Job> all_jobs(const std::vector<const hwaccel::Sm4Engine*>& engines)
 // more random secrets at one block, and for the portable set_key (the CLMUL
 // engines' set_key is straight-line code of ~1000 steps).
 void add_ghash_jobs(std::vector<Job>& jobs, const std::vector<const hwaccel::GhashEngine*>& engines) {
+    const hwaccel::Sm4Engine* sm4_first = nullptr;
+    for (const hwaccel::Sm4Engine* s : hwaccel::sm4_engines())
+        if (!sm4_first && s->available(hwaccel::cpu_features())) sm4_first = s;
     const hwaccel::GhashEngine* portable = *(hwaccel::ghash_engines().end() - 1);
     for (const hwaccel::GhashEngine* e : engines) {
         const int more = kFullCheck ? kMaxRuns : 2;
         jobs.push_back({nullptr, Fn::ghash_set_key, 1, e == portable ? more : 2, false, 0, e});
         for (size_t n : e == portable ? kGhashPortableCounts : kGhashClmulCounts)
             jobs.push_back({nullptr, Fn::ghash_update, n, n == 1 ? more : 2, false, 0, e});
+        // SM4-GCM over this GHASH engine and the first SM4 engine (over the
+        // first GHASH engine, GCM runs with every SM4 engine's jobs).
+        if (!kFullCheck || e == first_ghash() || sm4_first == nullptr) continue;
+        for (Fn f : {Fn::mode_gcm_enc, Fn::mode_gcm_dec}) {
+            jobs.push_back({sm4_first, f, 2, 2, false, 3, e});
+            jobs.back().gcm_ghash = e;
+        }
     }
 }
 
@@ -1050,7 +1216,13 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
             const bool bare = jobs[i].bare;
             uint64_t steps = 0, data_steps = 0;
             int calls = 0, bad = 0, secrets = 0;
-            for (; i < jobs.size() && owner(jobs[i]) == group && jobs[i].fn == f && jobs[i].bare == bare; ++i) {
+            const int variant = jobs[i].xts_variant;
+            const hwaccel::GhashEngine* over = jobs[i].gcm_ghash;
+            // GCM: the other engine of the pair (in a GHASH group, the SM4 one).
+            const char* partner = over ? (jobs[i].ghash ? jobs[i].engine->name : over->name) : nullptr;
+            for (; i < jobs.size() && owner(jobs[i]) == group && jobs[i].fn == f && jobs[i].bare == bare &&
+                   jobs[i].xts_variant == variant && jobs[i].gcm_ghash == over;
+                 ++i) {
                 const Job& job = jobs[i];
                 const Result r = trace(job, i, traces);
                 steps += r.steps;
@@ -1062,6 +1234,8 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
                 // only count.
                 if (bad++ == 0) {
                     const std::string call = std::string(name) + (bare ? " bare" : "") + " " + fn_name(f) +
+                                             (f == Fn::xts || f == Fn::mode_xts ? " variant " + std::to_string(variant) : "") +
+                                             (partner ? std::string(" +") + partner : "") +
                                              (takes_count(f) ? ", " + std::to_string(job.blocks) + " blocks" : "");
                     for (const std::string* m : {&r.address_leak, &r.flow_leak, &r.error})
                         if (!m->empty()) std::printf("FAIL %s: %s\n", call.c_str(), m->c_str());
@@ -1073,14 +1247,17 @@ int run_traced(const std::vector<const hwaccel::Sm4Engine*>& engines) {
             else
                 how = "secret data in GPRs/RFLAGS at " + std::to_string(data_steps) +
                       " steps, never in an address, a branch or a DIV";
-            const std::string label = std::string(bare ? "bare " : "") + fn_name(f);
-            std::printf("  %-10s %-20s %2d call(s) %2d secrets %7llu steps: %s\n", name, label.c_str(), calls,
+            std::string label = std::string(bare ? "bare " : "") + fn_name(f);
+            if (f == Fn::xts || f == Fn::mode_xts)
+                label += std::string(variant & 1 ? " IEEE" : " GB") + (variant & 2 ? " dec" : " enc");
+            if (partner) label += std::string(" +") + partner;
+            std::printf("  %-10s %-30s %2d call(s) %2d secrets %7llu steps: %s\n", name, label.c_str(), calls,
                         secrets, static_cast<unsigned long long>(steps), how.c_str());
             std::fflush(stdout);
             engine_steps += steps;
             engine_failed += bad;
         }
-        std::printf("%s%s: %s, %llu steps compared\n", g ? "ghash engine " : e ? "sm4 engine " : "PKCS#7 unpad in the ", name,
+        std::printf("%s%s: %s, %llu steps compared\n", g ? "ghash engine " : e ? "sm4 engine " : "PKCS#7 unpad and tag comparison in the ", name,
                     engine_failed ? "FAILED" : "no secret-dependent branch or address",
                     static_cast<unsigned long long>(engine_steps));
 #ifndef SM4_CT_TRACE_DELIBERATE_LEAK
