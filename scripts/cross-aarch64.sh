@@ -64,8 +64,8 @@ cross_dir=$dir
 # The engines each -cpu model must get (family=engine, checked by
 # test/arm64/detect_test.cpp): the arm64 engine wherever the model has the
 # extension, the portable engine otherwise.
-expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
-expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
+expect_max=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=generic
+expect_a72=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=generic
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests

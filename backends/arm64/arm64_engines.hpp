@@ -8,4 +8,7 @@
 
 namespace hwaccel::arm64 {
 
+extern const Sha1Engine sha1_ce;      // sha_ce.cpp: SHA1C/P/M/H, SHA1SU0/SU1 (cpu.arm_sha1)
+extern const Sha256Engine sha256_ce;  // sha_ce.cpp: SHA256H/H2, SHA256SU0/SU1 (cpu.arm_sha256)
+
 }  // namespace hwaccel::arm64
