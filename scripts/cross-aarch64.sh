@@ -18,6 +18,11 @@
 #         only, asserting the choice falls back to the portable Keccak and SM4.
 #      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
 #         suites (test/provider) over the arm64 hwaccel.so (test-only module).
+#      d. No emulation: the objects of backends/arm64/ (compiled with their
+#         own -march flags) define no weak symbol (DW.ref.* aside: data). An
+#         inline or template function instantiated there would be compiled
+#         with the extension's instructions, and the linker may keep that
+#         copy for every caller, outside any available() check.
 #   Prints a pass/fail summary; exits non-zero if anything failed.
 #
 # usage: scripts/cross-aarch64.sh [--no-evp] [BUILD_DIR]
@@ -77,4 +82,8 @@ if [ "$evp" -eq 1 ]; then
         env -u HWACCEL_TEST_CPU LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu" \
         "${qemu[@]}" -cpu max test/arm64/arm64_evp_tests
 fi
+cross_start_run "backends/arm64 objects: no weak (shared inline) symbols" \
+    bash -c 'objs=$(find backends -path "*/arm64/*.o"); [ -n "$objs" ] || { echo "no arm64 objects"; exit 1; }
+             weak=$(aarch64-linux-gnu-nm -C $objs | grep -E "^[0-9a-f]* +[VWu] " | grep -v " DW.ref." || true)
+             echo "$(echo $objs | wc -w) objects checked"; [ -z "$weak" ] || { echo "$weak"; exit 1; }'
 cross_finish arm64 qemu-aarch64-static "$build_time" "$start"
