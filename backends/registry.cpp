@@ -34,6 +34,9 @@ const Sha1Engine* const kSha1[] = {
 #if defined(__s390x__)
     &s390x::sha1_cpacf,
 #endif
+#if defined(__aarch64__)
+    &arm64::sha1_ce,
+#endif
     &generic::sha1,
 };
 const Sha256Engine* const kSha256[] = {
@@ -43,6 +46,9 @@ const Sha256Engine* const kSha256[] = {
 #endif
 #if defined(__s390x__)
     &s390x::sha256_cpacf,
+#endif
+#if defined(__aarch64__)
+    &arm64::sha256_ce,
 #endif
     &generic::sha256,
 };

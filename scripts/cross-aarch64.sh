@@ -20,6 +20,11 @@
 #         asserting the Keccak choice falls back to the portable engine.
 #      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
 #         suites (test/provider) over the arm64 hwaccel.so (test-only module).
+#      d. No emulation: the objects of backends/arm64/ (compiled with their
+#         own -march flags) define no weak symbol (DW.ref.* aside: data). An
+#         inline or template function instantiated there would be compiled
+#         with the extension's instructions, and the linker may keep that
+#         copy for every caller, outside any available() check.
 #   Prints a pass/fail summary; exits non-zero if anything failed.
 #
 # usage: scripts/cross-aarch64.sh [--no-evp] [BUILD_DIR]
@@ -66,26 +71,26 @@ cross_dir=$dir
 # The engines each -cpu model must get (family=engine, checked by
 # test/arm64/detect_test.cpp): the arm64 engine wherever the model has the
 # extension, the portable engine otherwise.
-expect_max=sha1=generic,sha256=generic,sha3=generic,sm4=generic
-expect_a72=sha1=generic,sha256=generic,sha3=generic,sm4=generic
-expect_max=${expect_max/sm4=generic/sm4=arm64-sm4e}
-# Keccak: arm64-sha3 where the model has SHA-3 (keccak_sha3.cpp).
-expect_max=${expect_max/sha3=generic/sha3=arm64-sha3}
-# With SHA-3 and SM4 masked, both choices fall back to the portable engine.
-expect_masked=${expect_max/sm4=arm64-sm4e/sm4=generic}
-expect_masked=${expect_masked/sha3=arm64-sha3/sha3=generic}
+expect_max=sha1=arm64-ce,sha256=arm64-ce,sha3=arm64-sha3,sm4=arm64-sm4e
+expect_a72=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=generic
+# With every arm64 feature masked, each choice falls back to the portable engine.
+expect_masked=sha1=generic,sha256=generic,sha3=generic,sm4=generic
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests
 cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4): detection and the choice's fallback" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
     "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
-cross_start_run "-cpu max, HWACCEL_TEST_CPU=-arm-sm4,-arm-sha3: SM4 and Keccak fall back to the portable engine" \
-    env HWACCEL_TEST_CPU=-arm-sm4,-arm-sha3 HWACCEL_TEST_EXPECT_ENGINES=$expect_masked \
+cross_start_run "-cpu max, HWACCEL_TEST_CPU masking arm-sha1/sha256/sha3/sm4: every family falls back to the portable engine" \
+    env HWACCEL_TEST_CPU=-arm-sha1,-arm-sha256,-arm-sm4,-arm-sha3 HWACCEL_TEST_EXPECT_ENGINES=$expect_masked \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests "[arm64]"
 if [ "$evp" -eq 1 ]; then
     cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \
         env -u HWACCEL_TEST_CPU LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu" \
         "${qemu[@]}" -cpu max test/arm64/arm64_evp_tests
 fi
+cross_start_run "backends/arm64 objects: no weak (shared inline) symbols" \
+    bash -c 'objs=$(find backends -path "*/arm64/*.o"); [ -n "$objs" ] || { echo "no arm64 objects"; exit 1; }
+             weak=$(aarch64-linux-gnu-nm -C $objs | grep -E "^[0-9a-f]* +[VWu] " | grep -v " DW.ref." || true)
+             echo "$(echo $objs | wc -w) objects checked"; [ -z "$weak" ] || { echo "$weak"; exit 1; }'
 cross_finish arm64 qemu-aarch64-static "$build_time" "$start"

@@ -16,6 +16,12 @@
 #      big-endian machine, and the CPACF engines' backend and EVP suites under
 #      the KIMD/KLMD instruction model. Skipped on an s390x host, whose
 #      native build (step 1) already runs the CPACF engines and test/s390x.
+#      Then the arm64 cross build under qemu-aarch64-static
+#      (scripts/cross-aarch64.sh): every engine's backend suites (the arm64
+#      Crypto Extension engines and the portable ones) and the EVP suites over
+#      an arm64 hwaccel.so under -cpu max, and the registry's fallback under
+#      -cpu cortex-a72 (no SHA-3, no SM4). Skipped on an arm64 host, whose
+#      native build (step 1) runs the arm64 engines and test/arm64.
 #   5. Differential fuzzing, briefly (scripts/fuzz.sh): clang-14 build with
 #      libFuzzer, ASan and UBSan; every fuzz target for every engine this CPU
 #      runs (PHE under its model), 2 seconds each from the seed corpus.
@@ -63,6 +69,11 @@ if [ "$(uname -m)" != s390x ]; then
     HWACCEL_ENGINE_MANIFEST_HOW="s390x under qemu-s390x-static" \
     HWACCEL_ENGINE_MANIFEST_MODELS="cpacf=KIMD/KLMD instruction model under qemu" \
         scripts/cross-s390x.sh "$top/build-s390x"
+fi
+if [ "$(uname -m)" != aarch64 ]; then
+    echo "== arm64 cross build under qemu"
+    HWACCEL_ENGINE_MANIFEST_HOW="arm64 under qemu-aarch64-static" \
+        scripts/cross-aarch64.sh "$top/build-aarch64"
 fi
 
 echo "== Fuzzing (2 s per target and engine)"

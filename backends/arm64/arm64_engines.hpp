@@ -11,4 +11,7 @@ extern const KeccakEngine keccak_sha3;  // keccak_sha3.cpp: eor3/rax1/xar/bcax (
 
 extern const Sm4Engine sm4_ce;  // SM4E/SM4EKEY (cpu.arm_sm4): sm4_ce.cpp, "arm64-sm4e"
 
+extern const Sha1Engine sha1_ce;      // sha_ce.cpp: SHA1C/P/M/H, SHA1SU0/SU1 (cpu.arm_sha1)
+extern const Sha256Engine sha256_ce;  // sha_ce.cpp: SHA256H/H2, SHA256SU0/SU1 (cpu.arm_sha256)
+
 }  // namespace hwaccel::arm64
