@@ -61,7 +61,7 @@ const KeccakEngine* const kKeccak[] = {
     &s390x::keccak_cpacf,
 #endif
 #if defined(__aarch64__)
-    &arm64::keccak_sha3,
+    &arm64::keccak_sha3,  // automatic only where fast: see chosen_automatically
 #endif
     &generic::keccak,
 };
@@ -89,12 +89,19 @@ const GhashEngine* const kGhash[] = {
     &generic::ghash,
 };
 
-// Test-only engines are served only when a selection names them.
-bool chosen_automatically(const void* engine) {
+// Engines served only when a selection names them: test-only engines, and
+// engines this CPU runs but not faster than the next in line.
+bool chosen_automatically(const void* engine, const CpuFeatures& cpu) {
 #ifdef HWACCEL_TESTING
     if (engine == &testing::sm4_minimal) return false;
 #endif
+#if defined(__aarch64__)
+    // The SHA-3 instructions beat scalar Keccak on Apple cores only (about 2x
+    // slower on Neoverse V1/V2/N2): see detect_arm64.hpp.
+    if (engine == &arm64::keccak_sha3) return cpu.arm_sha3_fast;
+#endif
     (void)engine;
+    (void)cpu;
     return true;
 }
 
@@ -111,7 +118,7 @@ struct Typed {
     static size_t count() { return Engines().count; }
     static const char* engine_name(size_t i) { return at(i).name; }
     static bool available(size_t i, const CpuFeatures& cpu) { return at(i).available(cpu); }
-    static bool automatic(size_t i) { return chosen_automatically(&at(i)); }
+    static bool automatic(size_t i, const CpuFeatures& cpu) { return chosen_automatically(&at(i), cpu); }
     static std::string self_test(size_t i) { return hwaccel::self_test(at(i)); }
     static size_t chosen(const Selection& s) {
         size_t i = 0;
@@ -225,7 +232,7 @@ bool settle(const EngineFamily& f, Selection& sel, bool forced, const CpuFeature
     }
     std::string why = std::string(f.engine_name(chosen)) + " failed its self-test: " + failure;
     for (size_t i = chosen + 1; i < f.count(); ++i) {
-        if (!f.available(i, cpu) || !f.automatic(i)) continue;
+        if (!f.available(i, cpu) || !f.automatic(i, cpu)) continue;
         const std::string next_failure = f.self_test(i);
         if (next_failure.empty()) {
             f.choose(sel, i);
@@ -255,7 +262,7 @@ Selection best_selection(const CpuFeatures& cpu) {
     for (const EngineFamily& f : kFamilies) {
         // The portable engine closes every list and is always available.
         size_t i = 0;
-        while (i + 1 < f.count() && !(f.available(i, cpu) && f.automatic(i))) ++i;
+        while (i + 1 < f.count() && !(f.available(i, cpu) && f.automatic(i, cpu))) ++i;
         f.choose(s, i);
     }
     return s;

@@ -38,6 +38,7 @@ constexpr FeatureName kFeatureNames[] = {
     {"arm-sha1", &CpuFeatures::arm_sha1},
     {"arm-sha256", &CpuFeatures::arm_sha256},
     {"arm-sha3", &CpuFeatures::arm_sha3},
+    {"arm-sha3-fast", &CpuFeatures::arm_sha3_fast},
     {"arm-sm4", &CpuFeatures::arm_sm4},
 };
 

@@ -1,6 +1,7 @@
 // arm64 feature detection: the kernel reports the crypto extensions in
-// AT_HWCAP (reading the ID registers from user space traps to the kernel,
-// which emulates them; HWCAP is the documented interface).
+// AT_HWCAP (the documented interface); which core it is comes from MIDR_EL1,
+// whose `mrs` from user space traps to the kernel, which emulates it when it
+// sets HWCAP_CPUID (qemu-aarch64's user mode does the same).
 #include "cpu/detect_arm64.hpp"
 
 #include <sys/auxv.h>
@@ -10,7 +11,7 @@
 namespace hwaccel {
 namespace arm64 {
 
-CpuFeatures features_from_hwcap(unsigned long hwcap) {
+CpuFeatures features_from_hwcap(unsigned long hwcap, uint64_t midr) {
     auto has = [hwcap](unsigned long bit) { return (hwcap & bit) == bit; };
     CpuFeatures f;
     const bool asimd = has(kHwcapAsimd);
@@ -18,11 +19,19 @@ CpuFeatures features_from_hwcap(unsigned long hwcap) {
     f.arm_sha256 = asimd && has(kHwcapSha2);
     f.arm_sha3 = asimd && has(kHwcapSha3);
     f.arm_sm4 = asimd && has(kHwcapSm4);
+    // A MIDR without HWCAP_CPUID was not read from this core: ignored.
+    f.arm_sha3_fast = f.arm_sha3 && has(kHwcapCpuid) && midr_implementer(midr) == kImplementerApple;
     return f;
 }
 
 }  // namespace arm64
 
-CpuFeatures detect_cpu() { return arm64::features_from_hwcap(getauxval(AT_HWCAP)); }
+CpuFeatures detect_cpu() {
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    uint64_t midr = 0;
+    // Without HWCAP_CPUID the read would be an illegal instruction.
+    if (hwcap & arm64::kHwcapCpuid) asm volatile("mrs %0, MIDR_EL1" : "=r"(midr));
+    return arm64::features_from_hwcap(hwcap, midr);
+}
 
 }  // namespace hwaccel

@@ -1,4 +1,4 @@
-// arm64 detection from synthetic AT_HWCAP values (each qemu -cpu model or
+// arm64 detection from synthetic AT_HWCAP and MIDR_EL1 values (each qemu -cpu model or
 // real core reports only its own), this process's detection against the
 // kernel's word, and the registry's choice as a run expects it.
 #include <catch2/catch.hpp>
@@ -36,11 +36,46 @@ TEST_CASE("arm64 detection: each extension with ASIMD, nothing from other bits",
           "(none used by hwaccel)");
 }
 
-TEST_CASE("arm64 detection: this process's features are the kernel's AT_HWCAP word",
+// MIDR_EL1 values (implementer 31:24, variant 23:20, architecture 19:16,
+// part 15:4, revision 3:0), parts from the kernel's asm/cputype.h.
+constexpr uint64_t kMidrAppleM1Firestorm = 0x611f0231;  // Apple 0x61, part 0x023
+constexpr uint64_t kMidrNeoverseV2 = 0x410fd4f1;       // Arm 0x41, part 0xd4f
+constexpr uint64_t kMidrNeoverseV1 = 0x411fd401;       // Arm 0x41, part 0xd40
+constexpr uint64_t kMidrQemuMax = 0x000f0510;          // what qemu-aarch64 7.2 -cpu max reads
+
+TEST_CASE("arm64 detection: arm-sha3-fast only with SHA-3 on an Apple core, MIDR read by HWCAP_CPUID",
+          "[arm64][detect]") {
+    const unsigned long sha3 = kHwcapAsimd | kHwcapSha3 | kHwcapCpuid;
+    CHECK(midr_implementer(kMidrAppleM1Firestorm) == kImplementerApple);
+    CHECK(midr_implementer(kMidrNeoverseV2) == kImplementerArm);
+    CHECK(describe(features_from_hwcap(sha3, kMidrAppleM1Firestorm)) == "arm-sha3 arm-sha3-fast");
+    // Neoverse V1/V2 have SHA-3, slower than scalar code there.
+    CHECK(describe(features_from_hwcap(sha3, kMidrNeoverseV2)) == "arm-sha3");
+    CHECK(describe(features_from_hwcap(sha3, kMidrNeoverseV1)) == "arm-sha3");
+    CHECK(describe(features_from_hwcap(sha3, kMidrQemuMax)) == "arm-sha3");
+    CHECK(describe(features_from_hwcap(sha3, 0)) == "arm-sha3");
+    // Without HWCAP_CPUID no MIDR was read from the core: not trusted.
+    CHECK(describe(features_from_hwcap(sha3 & ~kHwcapCpuid, kMidrAppleM1Firestorm)) == "arm-sha3");
+    // An Apple core without SHA-3 (or without ASIMD) has nothing to be fast at.
+    CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapCpuid, kMidrAppleM1Firestorm)) ==
+          "(none used by hwaccel)");
+    CHECK(describe(features_from_hwcap(sha3 & ~kHwcapAsimd, kMidrAppleM1Firestorm)) ==
+          "(none used by hwaccel)");
+    // Other fields of an Apple MIDR do not matter; other implementers' do not help.
+    CHECK(features_from_hwcap(sha3, 0x61000000).arm_sha3_fast);
+    CHECK_FALSE(features_from_hwcap(sha3, 0x60ffffff).arm_sha3_fast);
+    CHECK_FALSE(features_from_hwcap(sha3, 0x62000000).arm_sha3_fast);
+    CHECK_FALSE(features_from_hwcap(sha3, 0x00000061).arm_sha3_fast);
+    CHECK_FALSE(features_from_hwcap(sha3, 0x6100000000ull).arm_sha3_fast);
+}
+
+TEST_CASE("arm64 detection: this process's features are the kernel's AT_HWCAP word and MIDR_EL1",
           "[arm64][detect]") {
     const unsigned long hwcap = getauxval(AT_HWCAP);
-    INFO("AT_HWCAP 0x" << std::hex << hwcap);
-    CHECK(describe(detect_cpu()) == describe(features_from_hwcap(hwcap)));
+    uint64_t midr = 0;
+    if (hwcap & kHwcapCpuid) asm volatile("mrs %0, MIDR_EL1" : "=r"(midr));
+    INFO("AT_HWCAP 0x" << std::hex << hwcap << ", MIDR_EL1 0x" << midr);
+    CHECK(describe(detect_cpu()) == describe(features_from_hwcap(hwcap, midr)));
 }
 
 // The engines a run expects, from the cross script (so that a -cpu model

@@ -2,7 +2,8 @@
 // states (the digest suites of test/backends run it through the sponge on
 // the standard's vectors): absorb of many blocks per call at every rate the
 // sponge uses and at the edges of the interface, the bare permutation, the
-// squeeze from registers, unaligned buffers; and where the registry puts it.
+// squeeze from registers, unaligned buffers; and where the registry puts it
+// (by itself only on cores where it is fast, named wherever it runs).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -116,15 +117,34 @@ TEST_CASE("arm64-sha3: squeeze equals permute-and-copy for every length up to fo
     }
 }
 
-TEST_CASE("arm64-sha3: the registry's choice follows HWCAP_SHA3", "[arm64][keccak][choice]") {
-    const Selection with = best_selection(arm64::features_from_hwcap(arm64::kHwcapAsimd | arm64::kHwcapSha3));
-    const Selection without = best_selection(arm64::features_from_hwcap(arm64::kHwcapAsimd));
-    const Selection no_asimd = best_selection(arm64::features_from_hwcap(arm64::kHwcapSha3));
-    CHECK(std::string(with.keccak->name) == "arm64-sha3");
-    CHECK(std::string(without.keccak->name) == "generic");
-    CHECK(std::string(no_asimd.keccak->name) == "generic");
+TEST_CASE("arm64-sha3: chosen by itself only where fast (Apple), forceable wherever HWCAP_SHA3",
+          "[arm64][keccak][choice]") {
+    using namespace arm64;
+    constexpr uint64_t kApple = 0x611f0231;       // M1 Firestorm
+    constexpr uint64_t kNeoverseV2 = 0x410fd4f1;  // Graviton4
+    const unsigned long sha3 = kHwcapAsimd | kHwcapSha3 | kHwcapCpuid;
+    const CpuFeatures apple = features_from_hwcap(sha3, kApple);
+    const CpuFeatures v2 = features_from_hwcap(sha3, kNeoverseV2);
+    CHECK(std::string(best_selection(apple).keccak->name) == "arm64-sha3");
+    CHECK(std::string(best_selection(v2).keccak->name) == "generic");
+    CHECK(std::string(best_selection(features_from_hwcap(sha3 & ~kHwcapCpuid, kApple)).keccak->name) ==
+          "generic");
+    CHECK(std::string(best_selection(features_from_hwcap(kHwcapAsimd | kHwcapCpuid, kApple)).keccak->name) ==
+          "generic");
+    CHECK(std::string(best_selection(features_from_hwcap(sha3 & ~kHwcapAsimd, kApple)).keccak->name) ==
+          "generic");
+    // Named, it is served wherever the instructions are, and only there.
+    Selection forced = best_selection(v2);
+    std::string error;
+    CHECK(kEngine.available(v2));
+    REQUIRE(apply_overrides(forced, "sha3=arm64-sha3", v2, error));
+    CHECK(std::string(forced.keccak->name) == "arm64-sha3");
+    Selection refused = best_selection(features_from_hwcap(kHwcapAsimd | kHwcapCpuid, kApple));
+    CHECK_FALSE(apply_overrides(refused, "sha3=arm64-sha3",
+                                features_from_hwcap(kHwcapAsimd | kHwcapCpuid, kApple), error));
+    CHECK_THAT(error, Catch::Contains("not supported by this CPU"));
     // This process: whatever the (possibly HWACCEL_TEST_CPU-adjusted) features say.
     const Selection here = best_selection(cpu_features());
     CHECK(std::string(here.keccak->name) ==
-          (cpu_features().arm_sha3 ? "arm64-sha3" : "generic"));
+          (cpu_features().arm_sha3 && cpu_features().arm_sha3_fast ? "arm64-sha3" : "generic"));
 }

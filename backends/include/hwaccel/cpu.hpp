@@ -38,6 +38,9 @@ struct CpuFeatures {
     bool arm_sha1 = false;    // SHA1C/P/M/H, SHA1SU0/SU1 (HWCAP_SHA1)
     bool arm_sha256 = false;  // SHA256H/H2, SHA256SU0/SU1 (HWCAP_SHA2)
     bool arm_sha3 = false;    // EOR3, RAX1, XAR, BCAX (HWCAP_SHA3)
+    // ... and known to beat scalar Keccak on this core (Apple, by MIDR_EL1):
+    // only then the registry picks arm64-sha3 by itself.
+    bool arm_sha3_fast = false;
     bool arm_sm4 = false;     // SM4E, SM4EKEY (HWCAP_SM4)
 };
 

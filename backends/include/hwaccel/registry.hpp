@@ -73,7 +73,9 @@ struct EngineFamily {
     size_t (*count)();
     const char* (*engine_name)(size_t i);
     bool (*available)(size_t i, const CpuFeatures& cpu);
-    bool (*automatic)(size_t i);  // false for test-only engines: served only when named
+    // False for engines served only when named: test-only ones, and ones this
+    // CPU runs slower than the next in line (arm64-sha3 off Apple cores).
+    bool (*automatic)(size_t i, const CpuFeatures& cpu);
     std::string (*self_test)(size_t i);  // selftest.hpp's, stored once per process
     size_t (*chosen)(const Selection& selection);  // position of the engine it holds
     void (*choose)(Selection& selection, size_t i);
