@@ -125,14 +125,12 @@ HWACCEL_CLMUL_INLINE void store_power(GhashKey* key, size_t k, __m128i power) {
 // then P' - x^128 added when a bit left the top, by mask) and nothing more:
 // its powers come when an update first needs them (ensure_powers), so a
 // message of a few blocks under a new key (openssl speed's, TLS's) does not
-// pay for 31 products. engine_count is the number of powers in the table;
-// the previous key's (slots 2..engine_count) are wiped here.
+// pay for 31 products. engine_count is the number of powers in the table.
+// The previous key's powers are wiped whatever the key held before (a
+// 1 KiB memset, cheap beside one product chain; reading the old count
+// would trust memory a caller may not have initialised).
 HWACCEL_CLMUL inline void set_key(GhashKey* key, const uint8_t h[16]) {
-    const size_t old = key->engine_count < kPowers ? key->engine_count : kPowers;
-    if (old > 1) {
-        secure_zero(key->engine_data + 16 * (kPowers - old), 16 * (old - 1));
-        secure_zero(key->engine_data + 16 * (kKaratsubaSlots + kPowers - old), 16 * (old - 1));
-    }
+    secure_zero(key->engine_data, sizeof key->engine_data);
     std::memcpy(key->h, h, 16);
     const __m128i v = load_reversed(h);
     const __m128i top = _mm_shuffle_epi32(_mm_srai_epi32(v, 31), 0xff);  // all ones if bit 127 set
