@@ -22,6 +22,9 @@ inline bool shake_has_default_length() { return g_running_openssl_version.load(s
 // OpenSSL 3.6 and later refuse a parameter named twice in one request.
 inline bool refuses_repeated_params() { return g_running_openssl_version.load(std::memory_order_relaxed) >= 306; }
 
+// OpenSSL 4.0's SM4-XTS refuses "xts_standard" named twice; 3.6's still
+// takes the first (its other ciphers refuse from 3.6 on).
+inline bool xts_refuses_repeated_standard() { return g_running_openssl_version.load(std::memory_order_relaxed) >= 400; }
 // OpenSSL 3.6 and later answer "encrypt-then-mac" for every cipher.
 inline bool has_encrypt_then_mac_param() { return g_running_openssl_version.load(std::memory_order_relaxed) >= 306; }
 

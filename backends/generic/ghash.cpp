@@ -128,7 +128,7 @@ void multiply(uint64_t& y_lo, uint64_t& y_hi, const Prepared& p) {
     secure_zero(&p, sizeof p);  // the stack copy of H's forms
 }
 
-void update(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
+void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
     update_blocks(key, y, data, nblocks);
     burn_stack_call();

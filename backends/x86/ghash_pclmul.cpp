@@ -20,8 +20,9 @@ bool available(const CpuFeatures& c) { return c.pclmulqdq && c.ssse3; }
 // one block after another, so the group size costs no registers.
 constexpr size_t kGroup = 16;
 
-HWACCEL_CLMUL void update(const GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
+HWACCEL_CLMUL void update(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
+    ensure_powers(key, nblocks < kGroup ? nblocks : kGroup);
     __m128i y = load_reversed(y_bytes);
     while (nblocks > 0) {
         const size_t m = nblocks < kGroup ? nblocks : kGroup;

@@ -86,9 +86,10 @@ HWACCEL_YMM_INLINE void accumulate_pairs(Wide& acc, const GhashKey* key, const u
     accumulate_blocks(acc, key, data, m, i);
 }
 
-__attribute__((target(HWACCEL_VPCLMUL_AVX2))) void update_avx2(const GhashKey* key, uint8_t y_bytes[16],
+__attribute__((target(HWACCEL_VPCLMUL_AVX2))) void update_avx2(GhashKey* key, uint8_t y_bytes[16],
                                                                const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
+    ensure_powers(key, nblocks < kGroup ? nblocks : kGroup);
     __m128i y = load_reversed(y_bytes);
     for (; nblocks >= kGroup; nblocks -= kGroup, data += 16 * kGroup) {
         const GhashKey* k = per_group(key);
@@ -158,9 +159,10 @@ HWACCEL_ZMM_INLINE void clear_upper_zmm() {
             "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
 }
 
-__attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(const GhashKey* key, uint8_t y_bytes[16],
+__attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(GhashKey* key, uint8_t y_bytes[16],
                                                                    const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
+    ensure_powers(key, nblocks < kGroup ? nblocks : kGroup);
     __m128i y = load_reversed(y_bytes);
     for (; nblocks >= kGroup; nblocks -= kGroup, data += 16 * kGroup) {
         const GhashKey* k = per_group(key);

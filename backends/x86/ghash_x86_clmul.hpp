@@ -25,7 +25,8 @@
 //
 // Table (GhashKey::engine_data, all 1024 bytes), 16-byte slots: slot s
 // holds H'^(32 - s) (s = 0..31), then slot 32 + s the Karatsuba word of the
-// same power in both quadwords. Descending powers make the m blocks of a
+// same power in both quadwords; only the first GhashKey::engine_count
+// powers are computed (ensure_powers extends them). Descending powers make the m blocks of a
 // group (m <= 32) read slots 32 - m + i: block i meets H'^(m - i), and a
 // 32- or 64-byte load at a block's slot fetches the powers of it and its
 // next 1 or 3 blocks in lane order.
@@ -45,6 +46,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 
 #define HWACCEL_CLMUL_INLINE inline __attribute__((always_inline, target("pclmul,ssse3")))
@@ -113,23 +115,49 @@ HWACCEL_CLMUL_INLINE __m128i multiply(__m128i a, __m128i h) {
     return reduce(w);
 }
 
+HWACCEL_CLMUL_INLINE void store_power(GhashKey* key, size_t k, __m128i power) {
+    uint8_t* slot = key->engine_data + 16 * (kPowers - k);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(slot), power);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + 16 * kKaratsubaSlots), karatsuba_word(power));
+}
+
 // The key schedule every CLMUL engine uses: H' = H * x mod P' (a shift,
-// then P' - x^128 added when a bit left the top, by mask), its powers by
-// repeated multiplication (Montgomery keeps the single factor x).
+// then P' - x^128 added when a bit left the top, by mask) and nothing more:
+// its powers come when an update first needs them (ensure_powers), so a
+// message of a few blocks under a new key (openssl speed's, TLS's) does not
+// pay for 31 products. engine_count is the number of powers in the table.
+// The previous key's powers are wiped whatever the key held before (a
+// 1 KiB memset, cheap beside one product chain; reading the old count
+// would trust memory a caller may not have initialised).
 HWACCEL_CLMUL inline void set_key(GhashKey* key, const uint8_t h[16]) {
+    secure_zero(key->engine_data, sizeof key->engine_data);
     std::memcpy(key->h, h, 16);
     const __m128i v = load_reversed(h);
     const __m128i top = _mm_shuffle_epi32(_mm_srai_epi32(v, 31), 0xff);  // all ones if bit 127 set
     const __m128i poly = _mm_set_epi64x(int64_t(0xc200000000000000ull), 1);
     const __m128i shifted = _mm_or_si128(_mm_slli_epi64(v, 1), _mm_srli_epi64(_mm_slli_si128(v, 8), 63));
-    const __m128i h1 = _mm_xor_si128(shifted, _mm_and_si128(top, poly));
-    __m128i power = h1;
-    for (size_t k = 1; k <= kPowers; ++k) {
-        uint8_t* slot = key->engine_data + 16 * (kPowers - k);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot), power);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + 16 * kKaratsubaSlots), karatsuba_word(power));
+    store_power(key, 1, _mm_xor_si128(shifted, _mm_and_si128(top, poly)));
+    key->engine_count = 1;
+}
+
+HWACCEL_CLMUL_INLINE __m128i load_slot(const GhashKey* key, size_t offset) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(key->engine_data + offset));
+}
+
+// H'^1..H'^n (n <= kPowers) in the table, the missing ones by repeated
+// multiplication (Montgomery keeps the single factor x). Depends on n and
+// the counts of earlier updates only, never on H. Call before any load of
+// an m-block group's powers with n >= m.
+HWACCEL_CLMUL_INLINE void ensure_powers(GhashKey* key, size_t n) {
+    size_t k = key->engine_count;
+    if (n <= k) return;
+    const __m128i h1 = load_slot(key, 16 * (kPowers - 1));
+    __m128i power = load_slot(key, 16 * (kPowers - k));
+    for (++k; k <= n; ++k) {
         power = multiply(power, h1);
+        store_power(key, k, power);
     }
+    key->engine_count = static_cast<uint32_t>(n);
 }
 
 // The key pointer, made opaque to the compiler once per group: otherwise it
@@ -138,10 +166,6 @@ HWACCEL_CLMUL inline void set_key(GhashKey* key, const uint8_t h[16]) {
 inline const GhashKey* per_group(const GhashKey* key) {
     __asm__("" : "+r"(key));
     return key;
-}
-
-HWACCEL_CLMUL_INLINE __m128i load_slot(const GhashKey* key, size_t offset) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(key->engine_data + offset));
 }
 
 // Blocks first..m-1 of an m-block group (m <= kPowers) into acc, one per xmm.

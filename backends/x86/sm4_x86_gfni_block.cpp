@@ -62,12 +62,42 @@ HWACCEL_SM4_INLINE const uint32_t* domain_keys(const Sm4Key* key, Sm4Direction d
                                              (direction == Sm4Direction::kDecrypt ? kDecOffset : kEncOffset));
 }
 
-// The S-box on the four bytes of x (key schedule).
-HWACCEL_SM4_INLINE uint32_t sbox_word(uint32_t x) {
-    __m128i v = _mm_cvtsi32_si128(static_cast<int>(x));
-    v = _mm_gf2p8affine_epi64_epi8(v, mat(kA1), kC1);
-    v = _mm_gf2p8affineinv_epi64_epi8(v, mat(kA2), kC2);
-    return static_cast<uint32_t>(_mm_cvtsi128_si32(v));
+// The key schedule (sm4_schedule::expand's rounds) on words broadcast in
+// xmm registers: the S-box's two GFNI instructions and L' act in place, so
+// no word crosses to the integer registers and back on the serial chain
+// (the schedule was a third of a 16-byte SM4-GCM message under a new key).
+HWACCEL_SM4_INLINE __m128i rotl_lanes(__m128i x, int n) {
+    return _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - n));
+}
+// CK_0..CK_31, one table (the loop is not unrolled: no constant folding).
+struct CkTable {
+    uint32_t w[32];
+    constexpr CkTable() : w{} {
+        for (int i = 0; i < 32; ++i) w[i] = sm4_schedule::ck_word(i);
+    }
+};
+constexpr CkTable kCk;
+// Round i: k_i ^= L'(S(k_{i+1} ^ k_{i+2} ^ k_{i+3} ^ CK_i)), k_{i+3} the newest.
+HWACCEL_SM4_INLINE void schedule_round(Sm4Key* key, int i, __m128i& ka, __m128i kb, __m128i kc, __m128i kd) {
+    const __m128i early = _mm_xor_si128(_mm_xor_si128(kb, kc), _mm_set1_epi32(static_cast<int>(kCk.w[i])));
+    __m128i x = _mm_xor_si128(early, kd);
+    x = _mm_gf2p8affine_epi64_epi8(x, mat(kA1), kC1);
+    const __m128i t = _mm_gf2p8affineinv_epi64_epi8(x, mat(kA2), kC2);
+    ka = _mm_xor_si128(ka, _mm_xor_si128(t, _mm_xor_si128(rotl_lanes(t, 13), rotl_lanes(t, 23))));
+    key->enc[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(ka));
+}
+void expand(Sm4Key* key, const uint8_t user_key[16]) {
+    __m128i k0 = _mm_set1_epi32(static_cast<int>(load_be32(user_key) ^ sm4_schedule::kFK[0]));
+    __m128i k1 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 4) ^ sm4_schedule::kFK[1]));
+    __m128i k2 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 8) ^ sm4_schedule::kFK[2]));
+    __m128i k3 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 12) ^ sm4_schedule::kFK[3]));
+    for (int i = 0; i < 32; i += 4) {
+        schedule_round(key, i, k0, k1, k2, k3);
+        schedule_round(key, i + 1, k1, k2, k3, k0);
+        schedule_round(key, i + 2, k2, k3, k0, k1);
+        schedule_round(key, i + 3, k3, k0, k1, k2);
+    }
+    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
 }
 
 struct Words {
@@ -230,9 +260,10 @@ constexpr size_t kSerialBurn = 256;
 
 // Constant time: the S-box is two GFNI instructions.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    sm4_schedule::expand(key, user_key, [](uint32_t x) { return sbox_word(x); });
+    expand(key, user_key);
     write_domain_keys(key->engine_data + kEncOffset, key->enc);
     write_domain_keys(key->engine_data + kDecOffset, key->dec);
+    _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {

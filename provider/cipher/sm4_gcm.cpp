@@ -276,6 +276,11 @@ struct Sm4Gcm {
 
     static int set_ctx_params(Ctx* ctx, const OSSL_PARAM params[]) {
         if (params == nullptr) return 1;
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_IVLEN},
+                             {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED},
+                             {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV}}))
+            return 0;
         // Applied in order, as the default provider does: a refusal leaves the
         // earlier parameters of the same call applied.
         for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
@@ -385,6 +390,13 @@ struct Sm4Gcm {
 
     static int get_ctx_params(Ctx* ctx, OSSL_PARAM params[]) {
         if (params == nullptr) return 1;
+        if (refuse_repeated(ctx->prov, params,
+                            {{OSSL_CIPHER_PARAM_IVLEN}, {OSSL_CIPHER_PARAM_KEYLEN},
+                             {OSSL_CIPHER_PARAM_AEAD_TAGLEN}, {OSSL_CIPHER_PARAM_IV},
+                             {OSSL_CIPHER_PARAM_UPDATED_IV}, {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD},
+                             {OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN},
+                             {kIvGenerated}}))
+            return 0;
         for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
             bool ok = true;
             const char* key = p->key;

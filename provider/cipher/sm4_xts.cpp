@@ -66,7 +66,8 @@ static_assert(std::is_trivially_copyable_v<XtsCtx>);
 // Reads "xts_standard" if given; changes nothing on a refusal.
 bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& standard) {
     if (params == nullptr) return true;
-    if (refuse_repeated(ctx->prov, params, {{kXtsStandard}})) return false;
+    if (xts_refuses_repeated_standard() && refuse_repeated(ctx->prov, params, {{kXtsStandard}}))
+        return false;
     const OSSL_PARAM* p = hwaccel::params::locate(params, kXtsStandard);
     if (p == nullptr) return true;
     const char* value = static_cast<const char*>(p->data);

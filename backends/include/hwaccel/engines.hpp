@@ -140,12 +140,16 @@ struct Sm4Engine {
 // field element is the top bit of byte 0), exactly as they appear on the wire,
 // so every engine and the provider agree on one layout. An engine precomputes
 // what it needs from H (powers of H, reflected or byte-swapped forms) into
-// engine_data; like Sm4Key it is a plain value (deep copy by assignment) with
-// no over-alignment. H is key material: the provider wipes GhashKey.
+// engine_data, at set_key or, as a longer update first needs it, in update
+// (so a short message under a new key pays only for what it uses); like
+// Sm4Key it is a plain value (deep copy by assignment) with no
+// over-alignment. H is key material: the provider wipes GhashKey, and
+// set_key leaves nothing of a previous key.
 struct GhashKey {
     uint8_t h[16];
     static constexpr size_t kEngineDataSize = 1024;
     uint8_t engine_data[kEngineDataSize];
+    uint32_t engine_count;  // the engine's own: how much of engine_data is computed
 };
 
 struct GhashEngine {
@@ -154,8 +158,10 @@ struct GhashEngine {
     void (*set_key)(GhashKey* key, const uint8_t h[16]);
     // For each of nblocks (>= 0) whole 16-byte blocks X_i: Y = (Y ^ X_i) * H
     // in GF(2^128). Partial blocks are the provider's business (it pads
-    // with zeros, as GCM does). Constant-time in Y, H and the data.
-    void (*update)(const GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks);
+    // with zeros, as GCM does). Constant-time in Y, H and the data. May
+    // extend key's precomputation (what it does depends on nblocks and the
+    // key's earlier updates only).
+    void (*update)(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks);
 };
 
 }  // namespace hwaccel
