@@ -55,6 +55,7 @@
 namespace hwaccel::x86::ghash_clmul {
 
 constexpr size_t kPowers = 32;
+static_assert(kPowers <= 255, "GhashKey::engine_count is a byte");
 constexpr size_t kKaratsubaSlots = kPowers;  // first Karatsuba slot
 static_assert(16 * (kPowers + kKaratsubaSlots) <= GhashKey::kEngineDataSize, "engine_data too small");
 
@@ -157,7 +158,7 @@ HWACCEL_CLMUL_INLINE void ensure_powers(GhashKey* key, size_t n) {
         power = multiply(power, h1);
         store_power(key, k, power);
     }
-    key->engine_count = static_cast<uint32_t>(n);
+    key->engine_count = static_cast<uint8_t>(n);  // n <= kPowers = 32
 }
 
 // The key pointer, made opaque to the compiler once per group: otherwise it

@@ -216,6 +216,7 @@ private:
     // byte i is byte i % 8 of lane i / 8, little-endian (see engines.hpp).
     // Straight into out, with no stack copy of the output to wipe.
     void extract(size_t offset, uint8_t* out, size_t len) const {
+        if (len == 0) return;  // out may be null then (a zero-length final)
         if (kLittleEndian) {  // the lanes' bytes are the sponge's bytes in order
             std::memcpy(out, reinterpret_cast<const uint8_t*>(data_.lanes) + offset, len);
             return;
