@@ -375,6 +375,7 @@ const Sm4Engine sm4_ce = {
     .cfb_encrypt = cfb_encrypt,
     .ofb = ofb,
     .xts = xts,
+    .ccm = nullptr,  // sm4_ccm_blocks over ctr and cbc_encrypt
 };
 
 }  // namespace hwaccel::arm64
