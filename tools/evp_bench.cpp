@@ -432,7 +432,8 @@ int main(int argc, char** argv) {
             std::unique_ptr<Op> op = make_op(impl, a);
             if (!op->ok()) {
                 std::fprintf(stderr, "hwaccel-evp-bench: %s not available from %s\n", a.label, impl.c_str());
-                if (impl != "libgcrypt" && !(impl == "default" && a.aead)) return 1;
+                // OpenSSL 3.0's default has no SM4-GCM/CCM/XTS: hwaccel is timed alone.
+                if (impl != "libgcrypt" && !(impl == "default" && (a.aead || bench::is_xts(a.label)))) return 1;
                 continue;
             }
             if (!same_as(reference, impl, a)) {
