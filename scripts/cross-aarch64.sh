@@ -43,33 +43,11 @@ start=$(date +%s)
 
 . "$top/scripts/cross-common.sh"
 
-# ---- 1. tools
-cross_install g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config catch2
+# ---- 1.-2. tools, staging tree, configure and build
+cross_build arm64 aarch64-linux-gnu arm64 aarch64-toolchain.cmake HWACCEL_AARCH64_SYSROOT arm64_tests arm64_evp_tests
 qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
 
-# ---- 2. configure and build
-sysroot=$dir/sysroot
-cross_stage_catch2 "$sysroot"
-provider=OFF
-targets=(arm64_tests)
-if [ "$evp" -eq 1 ]; then
-    cross_stage_openssl "$dir" "$sysroot" arm64 aarch64-linux-gnu
-    provider=ON
-    targets+=(hwaccel hwaccel_testing arm64_evp_tests)
-fi
-
-echo "== arm64 cross build ($dir)"
-build_start=$(date +%s)
-cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$top/cmake/aarch64-toolchain.cmake" \
-    -DHWACCEL_AARCH64_SYSROOT="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
-build_time=$(( $(date +%s) - build_start ))
-
 # ---- 3. emulated runs
-# The guard-page tests crash child processes on purpose: no core files.
-ulimit -c 0
-cross_dir=$dir
 
 # The engines each -cpu model must get (family=engine, checked by
 # test/arm64/detect_test.cpp): the arm64 engine wherever the model has the

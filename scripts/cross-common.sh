@@ -88,6 +88,34 @@ cross_start_run() {
     cross_pids+=($!)
 }
 
+# cross_build LABEL TRIPLET DEBIAN_ARCH TOOLCHAIN SYSROOT_VARIABLE TESTS EVP_TESTS:
+# installs the tools, stages Catch2 (and, with evp=1, Debian's OpenSSL for
+# DEBIAN_ARCH) under $dir/sysroot, configures $dir with cmake/TOOLCHAIN and
+# builds TESTS (plus the module and EVP_TESTS with evp=1). Reads top, dir and
+# evp; sets sysroot, build_time and cross_dir; no core files after it (the
+# guard-page tests crash child processes on purpose).
+cross_build() {
+    local label=$1 triplet=$2 debian_arch=$3 toolchain=$4 sysroot_variable=$5 tests=$6 evp_tests=$7
+    cross_install "g++-$triplet" qemu-user-static cmake make pkg-config catch2
+    sysroot=$dir/sysroot
+    cross_stage_catch2 "$sysroot"
+    local provider=OFF targets=("$tests") build_start
+    if [ "$evp" -eq 1 ]; then
+        cross_stage_openssl "$dir" "$sysroot" "$debian_arch" "$triplet"
+        provider=ON
+        targets+=(hwaccel hwaccel_testing "$evp_tests")
+    fi
+    echo "== $label cross build ($dir)"
+    build_start=$(date +%s)
+    cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_TOOLCHAIN_FILE="$top/cmake/$toolchain" \
+        -D"$sysroot_variable"="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider >/dev/null
+    cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
+    build_time=$(( $(date +%s) - build_start ))
+    ulimit -c 0
+    cross_dir=$dir
+}
+
 # cross_finish LABEL QEMU BUILD_SECONDS START: waits for the runs, prints
 # their logs and a summary; returns non-zero if any failed.
 cross_finish() {

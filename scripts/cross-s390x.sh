@@ -46,33 +46,11 @@ start=$(date +%s)
 
 . "$top/scripts/cross-common.sh"
 
-# ---- 1. tools
-cross_install g++-s390x-linux-gnu qemu-user-static cmake make pkg-config catch2
+# ---- 1.-2. tools, staging tree, configure and build
+cross_build s390x s390x-linux-gnu s390x s390x-toolchain.cmake HWACCEL_S390X_SYSROOT s390x_tests s390x_evp_tests
 qemu=(qemu-s390x-static -L /usr/s390x-linux-gnu)
 
-# ---- 2. configure and build
-sysroot=$dir/sysroot
-cross_stage_catch2 "$sysroot"
-provider=OFF
-targets=(s390x_tests)
-if [ "$evp" -eq 1 ]; then
-    cross_stage_openssl "$dir" "$sysroot" s390x s390x-linux-gnu
-    provider=ON
-    targets+=(hwaccel hwaccel_testing s390x_evp_tests)
-fi
-
-echo "== s390x cross build ($dir)"
-build_start=$(date +%s)
-cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$top/cmake/s390x-toolchain.cmake" \
-    -DHWACCEL_S390X_SYSROOT="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
-build_time=$(( $(date +%s) - build_start ))
-
 # ---- 3. emulated runs
-# The guard-page tests crash child processes on purpose: no core files.
-ulimit -c 0
-cross_dir=$dir
 
 all_cpacf=+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake
 cross_start_run "portable engines, full backend suites (big-endian)" \
