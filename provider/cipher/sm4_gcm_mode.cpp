@@ -51,6 +51,17 @@ void close_aad(Sm4GcmState& s) {
     s.text_started = true;
 }
 
+// Whole blocks of text: the keystream set_iv computed first, then the counter.
+void keystream_xor(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks) {
+    const size_t left = s.ahead_blocks - s.ahead_used;
+    const size_t first = nblocks < left ? nblocks : left;
+    const uint8_t* stream = s.ahead + s.ahead_used * kBlock;
+    for (size_t i = 0; i < first * kBlock; ++i) out[i] = in[i] ^ stream[i];
+    s.ahead_used += first;
+    if (nblocks > first)
+        sm4_gcm_ctr32(s, out + first * kBlock, in + first * kBlock, nblocks - first, s.counter);
+}
+
 enum class Way { kEncrypt, kDecrypt };
 
 // Both directions share everything but the order of CTR and GHASH over whole
@@ -77,7 +88,7 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
     while (nblocks != 0) {
         const size_t n = nblocks < kFusedBlocks ? nblocks : kFusedBlocks;
         if (way == Way::kDecrypt) s.ghash->update(&s.hash_key, s.y, in, n);
-        sm4_gcm_ctr32(s, out, in, n, s.counter);
+        keystream_xor(s, out, in, n);
         if (way == Way::kEncrypt) s.ghash->update(&s.hash_key, s.y, out, n);
         in += n * kBlock;
         out += n * kBlock;
@@ -85,8 +96,13 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
     }
     const size_t tail = len % kBlock;
     if (tail != 0) {
-        s.sm4->encrypt_block(&s.key, s.keystream, s.counter);
-        inc32(s.counter);
+        if (s.ahead_used < s.ahead_blocks) {
+            std::memcpy(s.keystream, s.ahead + s.ahead_used * kBlock, kBlock);
+            ++s.ahead_used;
+        } else {
+            s.sm4->encrypt_block(&s.key, s.keystream, s.counter);
+            inc32(s.counter);
+        }
         for (size_t i = 0; i < tail; ++i) {
             const uint8_t c_in = in[i];
             const uint8_t c_out = static_cast<uint8_t>(c_in ^ s.keystream[i]);
@@ -102,6 +118,8 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
 
 void sm4_gcm_ctr32(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
                    uint8_t counter[16]) {
+    // A secret counter must not choose how the text splits into calls.
+    if (s.counter_secret) return ctr32_fallback(s, out, in, nblocks, counter);
     while (nblocks != 0) {
         // Blocks before the low word wraps to zero: the engine's 128-bit
         // counter would carry into the upper 96 bits there.
@@ -128,14 +146,27 @@ void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash
 
 void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
     s.sm4->set_key(&s.key, key);
+    secure_zero(&s.hash_key, sizeof s.hash_key);  // the old key's H
+    s.hash_key_due = true;
+}
+
+namespace {
+
+// H alone: a longer IV needs it before J0.
+void derive_hash_key(Sm4GcmState& s) {
     uint8_t h[kBlock] = {};
     s.sm4->encrypt_block(&s.key, h, h);
     s.ghash->set_key(&s.hash_key, h);
+    s.hash_key_due = false;
     secure_zero(h, sizeof h);
 }
 
+}  // namespace
+
 void sm4_gcm_forget_message(Sm4GcmState& s) {
-    secure_zero(s.j0, sizeof s.j0);
+    secure_zero(s.tag_mask, sizeof s.tag_mask);
+    secure_zero(s.ahead, sizeof s.ahead);
+    s.ahead_used = s.ahead_blocks = 0;
     secure_zero(s.counter, sizeof s.counter);
     secure_zero(s.y, sizeof s.y);
     secure_zero(s.keystream, sizeof s.keystream);
@@ -148,22 +179,42 @@ void sm4_gcm_forget_message(Sm4GcmState& s) {
 
 void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
     sm4_gcm_forget_message(s);
+    // The first engine call's blocks: [0^128 if H is due], J0, inc32(J0), ...
+    uint8_t blocks[kGcmFirstBlocks * kBlock] = {};
+    const size_t with_h = s.hash_key_due && iv_len == 12 ? 1 : 0;
+    uint8_t* j0 = blocks + with_h * kBlock;
     if (iv_len == 12) {
-        std::memcpy(s.j0, iv, 12);
-        s.j0[15] = 1;
+        std::memcpy(j0, iv, 12);
+        j0[15] = 1;
+        s.counter_secret = false;
     } else {
         // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64), into y (zero) then moved.
+        if (s.hash_key_due) derive_hash_key(s);
         const size_t whole = iv_len / kBlock;
         s.ghash->update(&s.hash_key, s.y, iv, whole);
         if (iv_len % kBlock != 0) ghash_padded(s, iv + whole * kBlock, iv_len % kBlock);
         uint8_t lengths[kBlock] = {};
         store_be64(lengths + 8, static_cast<uint64_t>(iv_len) * 8);
         s.ghash->update(&s.hash_key, s.y, lengths, 1);
-        std::memcpy(s.j0, s.y, kBlock);
+        std::memcpy(j0, s.y, kBlock);
         secure_zero(s.y, sizeof s.y);
+        s.counter_secret = true;
     }
-    std::memcpy(s.counter, s.j0, kBlock);
+    for (uint8_t* b = j0 + kBlock; b != blocks + sizeof blocks; b += kBlock) {
+        std::memcpy(b, b - kBlock, kBlock);
+        inc32(b);
+    }
+    std::memcpy(s.counter, blocks + sizeof blocks - kBlock, kBlock);
     inc32(s.counter);
+    s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, blocks, blocks, kGcmFirstBlocks);
+    if (with_h != 0) {
+        s.ghash->set_key(&s.hash_key, blocks);
+        s.hash_key_due = false;
+    }
+    std::memcpy(s.tag_mask, j0, kBlock);
+    s.ahead_blocks = kGcmFirstBlocks - 1 - with_h;
+    std::memcpy(s.ahead, j0 + kBlock, s.ahead_blocks * kBlock);
+    secure_zero(blocks, sizeof blocks);
 }
 
 bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
@@ -200,8 +251,7 @@ void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
     store_be64(lengths, s.aad_len * 8);
     store_be64(lengths + 8, s.text_len * 8);
     s.ghash->update(&s.hash_key, s.y, lengths, 1);
-    s.sm4->encrypt_block(&s.key, tag, s.j0);
-    for (size_t i = 0; i < kBlock; ++i) tag[i] ^= s.y[i];
+    for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);
     sm4_gcm_forget_message(s);
 }
 
