@@ -51,7 +51,35 @@ void close_aad(Sm4GcmState& s) {
     s.text_started = true;
 }
 
-// Whole blocks of text: the keystream set_iv computed first, then the counter.
+// The message's first engine call: [0^128 if H is due], J0, inc32(J0), ...:
+// H, E_K(J0) and `want` keystream blocks if they fit, else a few.
+void first_call(Sm4GcmState& s, size_t want) {
+    uint8_t blocks[kGcmFirstBlocks * kBlock] = {};
+    const size_t with_h = s.hash_key_due ? 1 : 0;
+    const size_t n = 1 + with_h + want <= kGcmFirstBlocks ? 1 + with_h + want : kGcmFirstFewBlocks;
+    uint8_t* j0 = blocks + with_h * kBlock;
+    std::memcpy(j0, s.j0, kBlock);
+    for (uint8_t* b = j0 + kBlock; b != blocks + n * kBlock; b += kBlock) {
+        std::memcpy(b, b - kBlock, kBlock);
+        inc32(b);
+    }
+    std::memcpy(s.counter, blocks + (n - 1) * kBlock, kBlock);
+    inc32(s.counter);
+    s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, blocks, blocks, n);
+    if (with_h != 0) {
+        s.ghash->set_key(&s.hash_key, blocks);
+        s.hash_key_due = false;
+    }
+    std::memcpy(s.tag_mask, j0, kBlock);
+    s.ahead_blocks = n - 1 - with_h;
+    s.ahead_used = 0;
+    std::memcpy(s.ahead, j0 + kBlock, s.ahead_blocks * kBlock);
+    secure_zero(blocks, n * kBlock);
+    secure_zero(s.j0, sizeof s.j0);
+    s.first_call_due = false;
+}
+
+// Whole blocks of text: the keystream of the first call first, then the counter.
 void keystream_xor(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks) {
     const size_t left = s.ahead_blocks - s.ahead_used;
     const size_t first = nblocks < left ? nblocks : left;
@@ -68,6 +96,7 @@ enum class Way { kEncrypt, kDecrypt };
 // blocks, and which side of the XOR is ciphertext.
 bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len) {
     if (len > kGcmMaxTextBytes - s.text_len) return false;
+    if (s.first_call_due) first_call(s, (len + kBlock - 1) / kBlock);
     close_aad(s);
     s.text_len += len;
     // Finish the block a previous call began: its keystream is waiting.
@@ -164,6 +193,8 @@ void derive_hash_key(Sm4GcmState& s) {
 }  // namespace
 
 void sm4_gcm_forget_message(Sm4GcmState& s) {
+    s.first_call_due = false;
+    secure_zero(s.j0, sizeof s.j0);
     secure_zero(s.tag_mask, sizeof s.tag_mask);
     secure_zero(s.ahead, sizeof s.ahead);
     s.ahead_used = s.ahead_blocks = 0;
@@ -179,13 +210,9 @@ void sm4_gcm_forget_message(Sm4GcmState& s) {
 
 void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
     sm4_gcm_forget_message(s);
-    // The first engine call's blocks: [0^128 if H is due], J0, inc32(J0), ...
-    uint8_t blocks[kGcmFirstBlocks * kBlock] = {};
-    const size_t with_h = s.hash_key_due && iv_len == 12 ? 1 : 0;
-    uint8_t* j0 = blocks + with_h * kBlock;
     if (iv_len == 12) {
-        std::memcpy(j0, iv, 12);
-        j0[15] = 1;
+        std::memcpy(s.j0, iv, 12);
+        s.j0[15] = 1;
         s.counter_secret = false;
     } else {
         // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64), into y (zero) then moved.
@@ -196,29 +223,18 @@ void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
         uint8_t lengths[kBlock] = {};
         store_be64(lengths + 8, static_cast<uint64_t>(iv_len) * 8);
         s.ghash->update(&s.hash_key, s.y, lengths, 1);
-        std::memcpy(j0, s.y, kBlock);
+        std::memcpy(s.j0, s.y, kBlock);
         secure_zero(s.y, sizeof s.y);
         s.counter_secret = true;
     }
-    for (uint8_t* b = j0 + kBlock; b != blocks + sizeof blocks; b += kBlock) {
-        std::memcpy(b, b - kBlock, kBlock);
-        inc32(b);
-    }
-    std::memcpy(s.counter, blocks + sizeof blocks - kBlock, kBlock);
-    inc32(s.counter);
-    s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, blocks, blocks, kGcmFirstBlocks);
-    if (with_h != 0) {
-        s.ghash->set_key(&s.hash_key, blocks);
-        s.hash_key_due = false;
-    }
-    std::memcpy(s.tag_mask, j0, kBlock);
-    s.ahead_blocks = kGcmFirstBlocks - 1 - with_h;
-    std::memcpy(s.ahead, j0 + kBlock, s.ahead_blocks * kBlock);
-    secure_zero(blocks, sizeof blocks);
+    s.first_call_due = true;
 }
 
 bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
     if (s.text_started || len > kGcmMaxAadBytes - s.aad_len) return false;
+    // GHASH needs H once a block is whole; the text's length is unknown yet.
+    if (s.hash_key_due && s.first_call_due && s.pending_len + len >= kBlock)
+        first_call(s, kGcmFirstFewBlocks - 2);
     s.aad_len += len;
     if (s.pending_len != 0) {
         const size_t take = len < kBlock - s.pending_len ? len : kBlock - s.pending_len;
@@ -246,6 +262,7 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 }
 
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
+    if (s.first_call_due) first_call(s, 0);  // a message without text
     if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
     uint8_t lengths[kBlock];
     store_be64(lengths, s.aad_len * 8);
