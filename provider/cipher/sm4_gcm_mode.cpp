@@ -51,12 +51,34 @@ void close_aad(Sm4GcmState& s) {
     s.text_started = true;
 }
 
-// The message's first engine call: [0^128 if H is due], J0, inc32(J0), ...:
-// H, E_K(J0) and `want` keystream blocks if they fit, else a few.
+// H alone (a longer IV needs it before J0; a long text has no use for more).
+void derive_hash_key(Sm4GcmState& s) {
+    uint8_t h[kBlock] = {};
+    s.sm4->encrypt_block(&s.key, h, h);
+    s.ghash->set_key(&s.hash_key, h);
+    s.hash_key_due = false;
+    secure_zero(h, sizeof h);
+}
+
+// The message's first engine call, when it first needs H or keystream:
+// [0^128 if H is due], J0, inc32(J0), ...: H, E_K(J0) and `want` keystream
+// blocks at once if they fit. A longer text keeps the calls it always made:
+// H alone if due, its keystream through ctr, and E_K(J0) at the tag, where
+// its latency hides behind GHASH's work (batched here it cost 1 KiB
+// messages 3% on the AVX2 engines).
 void first_call(Sm4GcmState& s, size_t want) {
-    uint8_t blocks[kGcmFirstBlocks * kBlock] = {};
+    s.first_call_due = false;
     const size_t with_h = s.hash_key_due ? 1 : 0;
-    const size_t n = 1 + with_h + want <= kGcmFirstBlocks ? 1 + with_h + want : kGcmFirstFewBlocks;
+    const size_t n = 1 + with_h + want;
+    if (n > kGcmFirstBlocks) {
+        if (with_h != 0) derive_hash_key(s);
+        std::memcpy(s.counter, s.j0, kBlock);
+        inc32(s.counter);
+        s.tag_mask_due = true;
+        return;
+    }
+    uint8_t blocks[kGcmFirstBlocks * kBlock];
+    std::memset(blocks, 0, with_h * kBlock);
     uint8_t* j0 = blocks + with_h * kBlock;
     std::memcpy(j0, s.j0, kBlock);
     for (uint8_t* b = j0 + kBlock; b != blocks + n * kBlock; b += kBlock) {
@@ -76,7 +98,6 @@ void first_call(Sm4GcmState& s, size_t want) {
     std::memcpy(s.ahead, j0 + kBlock, s.ahead_blocks * kBlock);
     secure_zero(blocks, n * kBlock);
     secure_zero(s.j0, sizeof s.j0);
-    s.first_call_due = false;
 }
 
 // Whole blocks of text: the keystream of the first call first, then the counter.
@@ -175,28 +196,18 @@ void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash
 
 void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
     s.sm4->set_key(&s.key, key);
-    secure_zero(&s.hash_key, sizeof s.hash_key);  // the old key's H
+    // The old key's H stays until the first call overwrites it, as it did
+    // when set_key derived it (wiping its 1 KiB cost 1 KiB messages 1-2%).
     s.hash_key_due = true;
 }
 
-namespace {
-
-// H alone: a longer IV needs it before J0.
-void derive_hash_key(Sm4GcmState& s) {
-    uint8_t h[kBlock] = {};
-    s.sm4->encrypt_block(&s.key, h, h);
-    s.ghash->set_key(&s.hash_key, h);
-    s.hash_key_due = false;
-    secure_zero(h, sizeof h);
-}
-
-}  // namespace
-
 void sm4_gcm_forget_message(Sm4GcmState& s) {
-    s.first_call_due = false;
+    s.first_call_due = s.tag_mask_due = false;
     secure_zero(s.j0, sizeof s.j0);
     secure_zero(s.tag_mask, sizeof s.tag_mask);
-    secure_zero(s.ahead, sizeof s.ahead);
+    // Only what the first call wrote: short messages pay for what they used.
+    const size_t written = s.ahead_blocks < kGcmFirstBlocks ? s.ahead_blocks : kGcmFirstBlocks - 1;
+    secure_zero(s.ahead, written * kBlock);
     s.ahead_used = s.ahead_blocks = 0;
     secure_zero(s.counter, sizeof s.counter);
     secure_zero(s.y, sizeof s.y);
@@ -268,6 +279,7 @@ void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
     store_be64(lengths, s.aad_len * 8);
     store_be64(lengths + 8, s.text_len * 8);
     s.ghash->update(&s.hash_key, s.y, lengths, 1);
+    if (s.tag_mask_due) s.sm4->encrypt_block(&s.key, s.tag_mask, s.j0);
     for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);
     sm4_gcm_forget_message(s);
 }

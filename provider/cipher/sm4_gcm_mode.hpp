@@ -18,12 +18,13 @@ namespace hwaccel {
 
 // A message's first engine call, made when the message first needs H or
 // keystream: H = E_K(0) when the key is new, E_K(J0), and the keystream of
-// the first text call when it fits in kGcmFirstBlocks in all (else the
-// first kGcmFirstFewBlocks). A short message so makes one engine call where
-// it made three: 2 to 8 blocks cost about one block's latency on every
-// engine (one 8-block group; measured on Zen 5: aesni-avx2 588 TSC ticks
-// against 357 for one block, generic 1953 against 1260), and the AVX2
-// engines run up to 32 blocks side by side.
+// the first text call when it fits in kGcmFirstBlocks in all; kGcmFirstFewBlocks
+// in all when AAD needs H before the text's length is known. A short
+// message so makes one engine call where it made three: 2 to 8 blocks cost
+// about one block's latency on every engine (one 8-block group; measured on
+// Zen 5: aesni-avx2 588 TSC ticks against 357 for one block, generic 1953
+// against 1260), and the AVX2 engines run up to 24-32 blocks side by side.
+// Longer texts make the calls they always made (sm4_gcm_mode.cpp says why).
 constexpr size_t kGcmFirstBlocks = 32;
 constexpr size_t kGcmFirstFewBlocks = 8;
 
@@ -35,7 +36,8 @@ struct Sm4GcmState {
     bool hash_key_due;   // set_key scheduled the key; set_iv derives H
     bool counter_secret; // J0 came from GHASH(IV): its counter is secret
     bool first_call_due; // J0 is set, the message's first engine call not made
-    uint8_t j0[16];         // the pre-counter block, until the first call
+    bool tag_mask_due;   // a long text: E_K(J0) waits for the tag
+    uint8_t j0[16];         // the pre-counter block, until E_K(J0) is made
     uint8_t tag_mask[16];   // E_K(J0)
     uint8_t ahead[16 * (kGcmFirstBlocks - 1)];  // keystream computed with E_K(J0)
     size_t ahead_used, ahead_blocks;  // blocks of it used, and computed
