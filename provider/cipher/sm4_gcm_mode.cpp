@@ -19,12 +19,20 @@ void inc32(uint8_t counter[16]) { store_be32(counter + 12, load_be32(counter + 1
 void ctr32_fallback(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
                     uint8_t counter[16]) {
     uint8_t stream[kFallbackBlocks * kBlock];
+    // The low word in a register (through memory, each block waited for the
+    // previous one's store: 25% of a 16 KiB message); uint32_t wraps as inc32.
+    uint32_t low = load_be32(counter + 12);
     while (nblocks != 0) {
         const size_t n = nblocks < kFallbackBlocks ? nblocks : kFallbackBlocks;
         for (size_t i = 0; i < n; ++i) {
-            std::memcpy(stream + i * kBlock, counter, kBlock);
-            inc32(counter);
+            std::memcpy(stream + i * kBlock, counter, 12);
+            store_be32(stream + i * kBlock + 12, low);
+            // Hidden from the optimiser: made the loop's induction variable,
+            // the secret word decided the loop's exit (memcheck caught it).
+            __asm__("" : "+r"(low));
+            ++low;
         }
+        store_be32(counter + 12, low);
         s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, stream, stream, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = in[i] ^ stream[i];
         in += n * kBlock;
