@@ -33,7 +33,7 @@ struct Sm4GcmState {
     const GhashEngine* ghash;
     Sm4Key key;
     GhashKey hash_key;   // H = E_K(0^128)
-    bool hash_key_due;   // set_key scheduled the key; set_iv derives H
+    bool hash_key_due;   // a new key: H comes with the first call (or set_iv, IV not 12 bytes)
     bool counter_secret; // J0 came from GHASH(IV): its counter is secret
     bool first_call_due; // J0 is set, the message's first engine call not made
     bool tag_mask_due;   // a long text: E_K(J0) waits for the tag
