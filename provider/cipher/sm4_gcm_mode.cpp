@@ -19,12 +19,20 @@ void inc32(uint8_t counter[16]) { store_be32(counter + 12, load_be32(counter + 1
 void ctr32_fallback(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
                     uint8_t counter[16]) {
     uint8_t stream[kFallbackBlocks * kBlock];
+    // The low word in a register (through memory, each block waited for the
+    // previous one's store: 25% of a 16 KiB message); uint32_t wraps as inc32.
+    uint32_t low = load_be32(counter + 12);
     while (nblocks != 0) {
         const size_t n = nblocks < kFallbackBlocks ? nblocks : kFallbackBlocks;
         for (size_t i = 0; i < n; ++i) {
-            std::memcpy(stream + i * kBlock, counter, kBlock);
-            inc32(counter);
+            std::memcpy(stream + i * kBlock, counter, 12);
+            store_be32(stream + i * kBlock + 12, low);
+            // Hidden from the optimiser: made the loop's induction variable,
+            // the secret word decided the loop's exit (memcheck caught it).
+            __asm__("" : "+r"(low));
+            ++low;
         }
+        store_be32(counter + 12, low);
         s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, stream, stream, n);
         for (size_t i = 0; i < n * kBlock; ++i) out[i] = in[i] ^ stream[i];
         in += n * kBlock;
@@ -51,12 +59,73 @@ void close_aad(Sm4GcmState& s) {
     s.text_started = true;
 }
 
+// H alone (a longer IV needs it before J0; a long text has no use for more).
+void derive_hash_key(Sm4GcmState& s) {
+    uint8_t h[kBlock] = {};
+    s.sm4->encrypt_block(&s.key, h, h);
+    s.ghash->set_key(&s.hash_key, h);
+    s.hash_key_due = false;
+    secure_zero(h, sizeof h);
+}
+
+// The message's first engine call, when it first needs H or keystream:
+// [0^128 if H is due], J0, inc32(J0), ...: H, E_K(J0) and `want` keystream
+// blocks at once if they fit. A longer text keeps the calls it always made:
+// H alone if due, its keystream through ctr, and E_K(J0) at the tag, where
+// its latency hides behind GHASH's work (batched here it cost 1 KiB
+// messages 3% on the AVX2 engines).
+void first_call(Sm4GcmState& s, size_t want) {
+    s.first_call_due = false;
+    const size_t with_h = s.hash_key_due ? 1 : 0;
+    const size_t n = 1 + with_h + want;
+    if (n > kGcmFirstBlocks) {
+        if (with_h != 0) derive_hash_key(s);
+        std::memcpy(s.counter, s.j0, kBlock);
+        inc32(s.counter);
+        s.tag_mask_due = true;
+        return;
+    }
+    uint8_t blocks[kGcmFirstBlocks * kBlock];
+    std::memset(blocks, 0, with_h * kBlock);
+    uint8_t* j0 = blocks + with_h * kBlock;
+    std::memcpy(j0, s.j0, kBlock);
+    for (uint8_t* b = j0 + kBlock; b != blocks + n * kBlock; b += kBlock) {
+        std::memcpy(b, b - kBlock, kBlock);
+        inc32(b);
+    }
+    std::memcpy(s.counter, blocks + (n - 1) * kBlock, kBlock);
+    inc32(s.counter);
+    s.sm4->ecb(&s.key, Sm4Direction::kEncrypt, blocks, blocks, n);
+    if (with_h != 0) {
+        s.ghash->set_key(&s.hash_key, blocks);
+        s.hash_key_due = false;
+    }
+    std::memcpy(s.tag_mask, j0, kBlock);
+    s.ahead_blocks = n - 1 - with_h;
+    s.ahead_used = 0;
+    std::memcpy(s.ahead, j0 + kBlock, s.ahead_blocks * kBlock);
+    secure_zero(blocks, n * kBlock);
+    secure_zero(s.j0, sizeof s.j0);
+}
+
+// Whole blocks of text: the keystream of the first call first, then the counter.
+void keystream_xor(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks) {
+    const size_t left = s.ahead_blocks - s.ahead_used;
+    const size_t first = nblocks < left ? nblocks : left;
+    const uint8_t* stream = s.ahead + s.ahead_used * kBlock;
+    for (size_t i = 0; i < first * kBlock; ++i) out[i] = in[i] ^ stream[i];
+    s.ahead_used += first;
+    if (nblocks > first)
+        sm4_gcm_ctr32(s, out + first * kBlock, in + first * kBlock, nblocks - first, s.counter);
+}
+
 enum class Way { kEncrypt, kDecrypt };
 
 // Both directions share everything but the order of CTR and GHASH over whole
 // blocks, and which side of the XOR is ciphertext.
 bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len) {
     if (len > kGcmMaxTextBytes - s.text_len) return false;
+    if (s.first_call_due) first_call(s, (len + kBlock - 1) / kBlock);
     close_aad(s);
     s.text_len += len;
     // Finish the block a previous call began: its keystream is waiting.
@@ -77,7 +146,7 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
     while (nblocks != 0) {
         const size_t n = nblocks < kFusedBlocks ? nblocks : kFusedBlocks;
         if (way == Way::kDecrypt) s.ghash->update(&s.hash_key, s.y, in, n);
-        sm4_gcm_ctr32(s, out, in, n, s.counter);
+        keystream_xor(s, out, in, n);
         if (way == Way::kEncrypt) s.ghash->update(&s.hash_key, s.y, out, n);
         in += n * kBlock;
         out += n * kBlock;
@@ -85,8 +154,13 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
     }
     const size_t tail = len % kBlock;
     if (tail != 0) {
-        s.sm4->encrypt_block(&s.key, s.keystream, s.counter);
-        inc32(s.counter);
+        if (s.ahead_used < s.ahead_blocks) {
+            std::memcpy(s.keystream, s.ahead + s.ahead_used * kBlock, kBlock);
+            ++s.ahead_used;
+        } else {
+            s.sm4->encrypt_block(&s.key, s.keystream, s.counter);
+            inc32(s.counter);
+        }
         for (size_t i = 0; i < tail; ++i) {
             const uint8_t c_in = in[i];
             const uint8_t c_out = static_cast<uint8_t>(c_in ^ s.keystream[i]);
@@ -102,6 +176,8 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
 
 void sm4_gcm_ctr32(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nblocks,
                    uint8_t counter[16]) {
+    // A secret counter must not choose how the text splits into calls.
+    if (s.counter_secret) return ctr32_fallback(s, out, in, nblocks, counter);
     while (nblocks != 0) {
         // Blocks before the low word wraps to zero: the engine's 128-bit
         // counter would carry into the upper 96 bits there.
@@ -128,14 +204,19 @@ void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash
 
 void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
     s.sm4->set_key(&s.key, key);
-    uint8_t h[kBlock] = {};
-    s.sm4->encrypt_block(&s.key, h, h);
-    s.ghash->set_key(&s.hash_key, h);
-    secure_zero(h, sizeof h);
+    // The old key's H stays until the first call overwrites it, as it did
+    // when set_key derived it (wiping its 1 KiB cost 1 KiB messages 1-2%).
+    s.hash_key_due = true;
 }
 
 void sm4_gcm_forget_message(Sm4GcmState& s) {
+    s.first_call_due = s.tag_mask_due = false;
     secure_zero(s.j0, sizeof s.j0);
+    secure_zero(s.tag_mask, sizeof s.tag_mask);
+    // Only what the first call wrote: short messages pay for what they used.
+    const size_t written = s.ahead_blocks < kGcmFirstBlocks ? s.ahead_blocks : kGcmFirstBlocks - 1;
+    secure_zero(s.ahead, written * kBlock);
+    s.ahead_used = s.ahead_blocks = 0;
     secure_zero(s.counter, sizeof s.counter);
     secure_zero(s.y, sizeof s.y);
     secure_zero(s.keystream, sizeof s.keystream);
@@ -151,8 +232,10 @@ void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
     if (iv_len == 12) {
         std::memcpy(s.j0, iv, 12);
         s.j0[15] = 1;
+        s.counter_secret = false;
     } else {
         // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64), into y (zero) then moved.
+        if (s.hash_key_due) derive_hash_key(s);
         const size_t whole = iv_len / kBlock;
         s.ghash->update(&s.hash_key, s.y, iv, whole);
         if (iv_len % kBlock != 0) ghash_padded(s, iv + whole * kBlock, iv_len % kBlock);
@@ -161,13 +244,16 @@ void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
         s.ghash->update(&s.hash_key, s.y, lengths, 1);
         std::memcpy(s.j0, s.y, kBlock);
         secure_zero(s.y, sizeof s.y);
+        s.counter_secret = true;
     }
-    std::memcpy(s.counter, s.j0, kBlock);
-    inc32(s.counter);
+    s.first_call_due = true;
 }
 
 bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
     if (s.text_started || len > kGcmMaxAadBytes - s.aad_len) return false;
+    // GHASH needs H once a block is whole; the text's length is unknown yet.
+    if (s.hash_key_due && s.first_call_due && s.pending_len + len >= kBlock)
+        first_call(s, kGcmFirstFewBlocks - 2);
     s.aad_len += len;
     if (s.pending_len != 0) {
         const size_t take = len < kBlock - s.pending_len ? len : kBlock - s.pending_len;
@@ -195,13 +281,14 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 }
 
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
+    if (s.first_call_due) first_call(s, 0);  // a message without text
     if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
     uint8_t lengths[kBlock];
     store_be64(lengths, s.aad_len * 8);
     store_be64(lengths + 8, s.text_len * 8);
     s.ghash->update(&s.hash_key, s.y, lengths, 1);
-    s.sm4->encrypt_block(&s.key, tag, s.j0);
-    for (size_t i = 0; i < kBlock; ++i) tag[i] ^= s.y[i];
+    if (s.tag_mask_due) s.sm4->encrypt_block(&s.key, s.tag_mask, s.j0);
+    for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);
     sm4_gcm_forget_message(s);
 }
 
