@@ -100,6 +100,38 @@ void expand(Sm4Key* key, const uint8_t user_key[16]) {
     for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
 }
 
+// Two schedules in one chain: key a's words in lanes 0-1, key b's in lanes
+// 2-3 (every step acts lane by lane), so the pair costs one chain.
+HWACCEL_SM4_INLINE __m128i pair_word(const uint8_t* ka, const uint8_t* kb, int j) {
+    const int wa = static_cast<int>(load_be32(ka + 4 * j) ^ sm4_schedule::kFK[j]);
+    const int wb = static_cast<int>(load_be32(kb + 4 * j) ^ sm4_schedule::kFK[j]);
+    return _mm_set_epi32(wb, wb, wa, wa);
+}
+HWACCEL_SM4_INLINE void schedule_round_pair(Sm4Key* a, Sm4Key* b, int i, __m128i& ka, __m128i kb, __m128i kc,
+                                            __m128i kd) {
+    const __m128i early = _mm_xor_si128(_mm_xor_si128(kb, kc), _mm_set1_epi32(static_cast<int>(kCk.w[i])));
+    __m128i x = _mm_xor_si128(early, kd);
+    x = _mm_gf2p8affine_epi64_epi8(x, mat(kA1), kC1);
+    const __m128i t = _mm_gf2p8affineinv_epi64_epi8(x, mat(kA2), kC2);
+    ka = _mm_xor_si128(ka, _mm_xor_si128(t, _mm_xor_si128(rotl_lanes(t, 13), rotl_lanes(t, 23))));
+    a->enc[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(ka));
+    b->enc[i] = static_cast<uint32_t>(_mm_extract_epi32(ka, 2));
+}
+void expand_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
+    __m128i k0 = pair_word(ka, kb, 0), k1 = pair_word(ka, kb, 1), k2 = pair_word(ka, kb, 2),
+            k3 = pair_word(ka, kb, 3);
+    for (int i = 0; i < 32; i += 4) {
+        schedule_round_pair(a, b, i, k0, k1, k2, k3);
+        schedule_round_pair(a, b, i + 1, k1, k2, k3, k0);
+        schedule_round_pair(a, b, i + 2, k2, k3, k0, k1);
+        schedule_round_pair(a, b, i + 3, k3, k0, k1, k2);
+    }
+    for (int i = 0; i < 32; ++i) {
+        a->dec[i] = a->enc[31 - i];
+        b->dec[i] = b->enc[31 - i];
+    }
+}
+
 struct Words {
     __m128i w[4];
 };
@@ -264,6 +296,15 @@ void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     write_domain_keys(key->engine_data + kEncOffset, key->enc);
     write_domain_keys(key->engine_data + kDecOffset, key->dec);
     _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
+}
+
+void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
+    expand_pair(a, ka, b, kb);
+    write_domain_keys(a->engine_data + kEncOffset, a->enc);
+    write_domain_keys(a->engine_data + kDecOffset, a->dec);
+    write_domain_keys(b->engine_data + kEncOffset, b->enc);
+    write_domain_keys(b->engine_data + kDecOffset, b->dec);
+    _mm256_zeroall();  // as set_key
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {

@@ -17,6 +17,8 @@ namespace hwaccel::x86::sm4x::gfni {
 // Standard round keys in key->enc and key->dec, and the one-block path's
 // A1-domain keys in key->engine_data.
 void set_key(Sm4Key* key, const uint8_t user_key[16]);
+// Two of them at once (Sm4Engine::set_key_pair).
+void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]);
 
 // One block, the given way, in and out in registers (for the bulk modes'
 // single-block calls).

@@ -175,6 +175,7 @@ constexpr Sm4Engine gfni_engine(const char* name, bool (*available)(const CpuFea
         .ofb = gfni::ofb,
         .xts = Modes::xts,
         .ccm = gfni::ccm,
+        .set_key_pair = gfni::set_key_pair,
     };
 }
 

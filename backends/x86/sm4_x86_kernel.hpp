@@ -313,6 +313,7 @@ constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeat
         .ofb = ofb,
         .xts = Modes::xts,
         .ccm = nullptr,
+        .set_key_pair = set_key_pair,
     };
 }
 

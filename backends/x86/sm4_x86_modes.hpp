@@ -211,26 +211,47 @@ HWACCEL_SM4_INLINE Rows tweaks_times_x8(const Rows& t) {
              tweak_times_x8<S>(t.r[3])}};
 }
 
-// One tweak times x, in memory (the first group's, once per call).
+// A tweak per 128-bit lane (memory byte order) times x^k, k in 0..7 given per
+// 64-bit element (the same in a lane's two): the lane shifted by k bits and
+// the k bits shifted out folded back in, as tweak_times_x8 does for 8. No
+// chain from one power to the next, so the first group's eight tweaks come
+// from T_0 at once (one multiplication's latency, not seven).
 template <XtsStandard S>
-HWACCEL_SM4_INLINE void tweak_times_x(uint8_t t[16]) {
+HWACCEL_SM4_INLINE __m256i tweak_times_xk(__m256i t, __m256i k) {
+    const __m256i k_rest = _mm256_sub_epi64(_mm256_set1_epi64x(64), k);  // 64 - k: a zero result at k = 0
     if constexpr (S == XtsStandard::kIeee) {
-        uint64_t lo, hi;
-        std::memcpy(&lo, t, 8);
-        std::memcpy(&hi, t + 8, 8);
-        const uint64_t carry = hi >> 63;
-        hi = (hi << 1) | (lo >> 63);
-        lo = (lo << 1) ^ (0x87 & (0 - carry));
-        std::memcpy(t, &lo, 8);
-        std::memcpy(t + 8, &hi, 8);
+        // Little-endian [lo, hi]: left shift; hi's top k bits b come back as
+        // b * (x^7 + x^2 + x + 1) in lo.
+        const __m256i out = _mm256_srlv_epi64(t, k_rest);  // [lo >> (64-k), hi >> (64-k)]
+        const __m256i b = _mm256_srli_si256(out, 8);
+        const __m256i r = xor256(xor256(b, _mm256_slli_epi64(b, 1)),
+                                 xor256(_mm256_slli_epi64(b, 2), _mm256_slli_epi64(b, 7)));
+        return xor256(xor256(_mm256_sllv_epi64(t, k), _mm256_slli_si256(out, 8)), r);
     } else {
-        uint64_t hi = load_be64(t), lo = load_be64(t + 8);
-        const uint64_t carry = lo & 1;
-        lo = (lo >> 1) | (hi << 63);
-        hi = (hi >> 1) ^ ((uint64_t{0xe1} << 56) & (0 - carry));
-        store_be64(t, hi);
-        store_be64(t + 8, lo);
+        // Big-endian: byte-reversed to [lo, hi], right shift; lo's low k
+        // bits b come back as (b * 0xe1) << (57 - k) in hi (the scalar
+        // times_x8's rule, for k bits), then reversed back.
+        const __m256i rev = _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                                             15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        const __m256i u = _mm256_shuffle_epi8(t, rev);
+        const __m256i out = _mm256_sllv_epi64(u, k_rest);  // [lo << (64-k), hi << (64-k)]
+        const __m256i low_bits = _mm256_srlv_epi64(_mm256_set1_epi64x(-1), k_rest);
+        const __m256i b = _mm256_slli_si256(_mm256_and_si256(u, low_bits), 8);  // lo's k bits, in hi
+        const __m256i r = xor256(xor256(b, _mm256_slli_epi64(b, 5)),
+                                 xor256(_mm256_slli_epi64(b, 6), _mm256_slli_epi64(b, 7)));
+        const __m256i shifted = xor256(_mm256_srlv_epi64(u, k), _mm256_srli_si256(out, 8));
+        const __m256i v = xor256(shifted, _mm256_sllv_epi64(r, _mm256_sub_epi64(_mm256_set1_epi64x(57), k)));
+        return _mm256_shuffle_epi8(v, rev);
     }
+}
+
+// The first group's tweaks T_0 .. T_7 from T_0 (memory byte order).
+template <XtsStandard S>
+HWACCEL_SM4_INLINE Rows first_group_tweaks(const uint8_t t0[16]) {
+    const __m256i t = _mm256_broadcastsi128_si256(loadu128(t0));
+    Rows r;
+    for (int j = 0; j < 4; ++j) r.r[j] = tweak_times_xk<S>(t, _mm256_setr_epi64x(2 * j, 2 * j, 2 * j + 1, 2 * j + 1));
+    return r;
 }
 
 // m blocks from group tweaks tw (advanced past the batch's groups); the last
@@ -366,12 +387,7 @@ struct BulkModes {
                                            size_t n, uint8_t tweak[16]) {
         if (n == 0) return;
         alignas(32) uint8_t group[128];
-        std::memcpy(group, tweak, 16);
-        for (int i = 1; i < 8; ++i) {
-            std::memcpy(group + 16 * i, group + 16 * (i - 1), 16);
-            tweak_times_x<S>(group + 16 * i);
-        }
-        Rows tw = load_rows(group), last = tw;
+        Rows tw = first_group_tweaks<S>(tweak), last = tw;
         const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
         const size_t total = n;
         while (n != 0) {

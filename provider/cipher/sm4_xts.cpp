@@ -161,9 +161,9 @@ struct Sm4Xts {
             ctx->iv_set = true;
         }
         if (key != nullptr) {
-            // Each overwrites the previous schedule whole.
-            ctx->key.engine->set_key(&ctx->key.data, key);
-            ctx->key.engine->set_key(&ctx->key.tweak, key + kHalf);
+            // Each overwrites the previous schedule whole; both at once
+            // where the engine can (the two chains overlap).
+            sm4_set_key_pair(*ctx->key.engine, &ctx->key.data, key, &ctx->key.tweak, key + kHalf);
             ctx->halves_equal = halves_equal;
             ctx->key_set = true;
         }

@@ -106,7 +106,9 @@ void xts_blocks(const Sm4XtsKey& key, Sm4Direction direction, Tweak& t, uint8_t*
                 const uint8_t* in, size_t nblocks) {
     // The engine's fused XTS makes the tweaks in registers; below a group of
     // 8 blocks its full-width group costs more than ECB's short paths
-    // (hwaccel-evp-bench: 16 and 64 bytes slower, 256 bytes faster).
+    // (hwaccel-evp-bench: 16 and 64 bytes slower, 256 bytes faster; with the
+    // x86 engines' first tweaks made in parallel, 2-7 blocks measured even:
+    // no reason to move the threshold).
     if (key.engine->xts != nullptr && nblocks >= kFusedMinBlocks) {
         uint8_t bytes[kBlock];
         store_tweak<S>(bytes, t);

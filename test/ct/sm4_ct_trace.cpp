@@ -233,7 +233,7 @@ const std::vector<size_t> kGhashClmulCounts = {2};
 
 // --- what is traced -------------------------------------------------------------
 
-enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
+enum class Fn { set_key, set_key_pair, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
                 // CCM's body (sm4_ccm_blocks: the fused ccm member, or its generic path).
                 ccm_enc, ccm_dec,
                 // The provider's mode code (sm4_modes.cpp) over the engine.
@@ -245,7 +245,7 @@ enum class Fn { set_key, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_
                 // The fused XTS member; the provider's XTS and GCM over the
                 // engine (GCM: with Job::gcm_ghash); the tag comparison (no engine).
                 xts, mode_xts, mode_gcm_enc, mode_gcm_dec, tag_compare };
-constexpr Fn kFns[] = {Fn::set_key, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
+constexpr Fn kFns[] = {Fn::set_key, Fn::set_key_pair, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
                        Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb, Fn::ccm_enc, Fn::ccm_dec};
 const std::vector<Fn> kNoFns;
@@ -255,6 +255,7 @@ const std::vector<Fn> kModeFns = {Fn::mode_cbc_enc, Fn::mode_cbc_dec, Fn::mode_c
 const char* fn_name(Fn f) {
     switch (f) {
         case Fn::set_key: return "set_key";
+        case Fn::set_key_pair: return "set_key_pair";
         case Fn::ecb_enc: return "ecb (enc)";
         case Fn::ecb_dec: return "ecb (dec)";
         case Fn::encrypt_block: return "encrypt_block";
@@ -292,7 +293,7 @@ bool is_gcm(Fn f) { return f == Fn::mode_gcm_enc || f == Fn::mode_gcm_dec; }
 bool is_stream_mode(Fn f) { return is_mode(f) && f != Fn::mode_cbc_enc && f != Fn::mode_cbc_dec; }
 constexpr size_t kWarmUpBytes = 5;
 bool takes_count(Fn f) {
-    return f != Fn::set_key && f != Fn::encrypt_block && f != Fn::pkcs7_unpad && f != Fn::ghash_set_key &&
+    return f != Fn::set_key && f != Fn::set_key_pair && f != Fn::encrypt_block && f != Fn::pkcs7_unpad && f != Fn::ghash_set_key &&
            f != Fn::tag_compare;
 }
 // The fused serial modes run one block after another through the same code
@@ -312,6 +313,7 @@ bool present(const hwaccel::Sm4Engine& e, Fn f) {
     // (or encrypt_block), traced on their own.
     if (f == Fn::ccm_enc || f == Fn::ccm_dec) return e.ccm != nullptr;
     if (f == Fn::xts) return e.xts != nullptr;
+    if (f == Fn::set_key_pair) return e.set_key_pair != nullptr;
     return true;
 }
 // CBC and CFB decryption read public ciphertext and IV (which may pass through
@@ -373,6 +375,7 @@ const hwaccel::Sm4Engine& engine_of(const Job& job) {
 // addresses, so both runs use the same addresses.
 struct Buffers {
     alignas(64) uint8_t user_key[16];
+    alignas(64) uint8_t user_key2[16];  // set_key_pair's second key
     alignas(64) hwaccel::Sm4Key key;
     alignas(64) uint8_t in[16 * kMaxBlocks];
     alignas(64) uint8_t out[16 * kMaxBlocks];
@@ -447,6 +450,7 @@ void prepare(const Job& job, size_t job_index, int run) {
     }
     const hwaccel::Sm4Engine& e = engine_of(job);
     fill_secret(b.user_key, sizeof b.user_key, job_index, run, 1);
+    fill_secret(b.user_key2, sizeof b.user_key2, job_index, run, 5);
     if (input_is_secret(job.fn)) fill_secret(b.in, sizeof b.in, job_index, run, 2);
     else fill_public(b.in, sizeof b.in, 2);
     fill_secret(b.mac, sizeof b.mac, job_index, run, 4);
@@ -536,6 +540,7 @@ void run_job(const void* arg) {
     const uint8_t* stream_in = b.in + kWarmUpBytes;
     switch (job.fn) {
         case Fn::set_key: e.set_key(&b.key, b.user_key); break;
+        case Fn::set_key_pair: e.set_key_pair(&b.xts_key.data, b.user_key, &b.xts_key.tweak, b.user_key2); break;
         case Fn::ecb_enc: e.ecb(&b.key, hwaccel::Sm4Direction::kEncrypt, b.out, b.in, job.blocks); break;
         case Fn::ecb_dec: e.ecb(&b.key, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks); break;
         case Fn::encrypt_block: e.encrypt_block(&b.key, b.out, b.in); break;

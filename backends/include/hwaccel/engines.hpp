@@ -133,7 +133,27 @@ struct Sm4Engine {
     // ctr and cbc_encrypt (or encrypt_block).
     void (*ccm)(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks,
                 uint8_t counter[16], uint8_t mac[16]);
+    // Optional: two independent key schedules at once, each exactly what
+    // set_key(a, ka) and set_key(b, kb) would leave (enc, dec, engine_data).
+    // The schedule is a serial chain of 32 S-box words; interleaving two
+    // chains costs about one chain's latency (XTS schedules two keys at
+    // every key change). a and b must be distinct keys; ka and kb may be the
+    // same bytes or pointer but must not overlap *a or *b. Callers go through
+    // sm4_set_key_pair, which falls back to two set_key calls.
+    void (*set_key_pair)(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) = nullptr;
 };
+
+// Schedules a from ka and b from kb (the rules of Sm4Engine::set_key_pair),
+// with the engine's pair function where it has one.
+inline void sm4_set_key_pair(const Sm4Engine& engine, Sm4Key* a, const uint8_t ka[16], Sm4Key* b,
+                             const uint8_t kb[16]) {
+    if (engine.set_key_pair != nullptr) {
+        engine.set_key_pair(a, ka, b, kb);
+        return;
+    }
+    engine.set_key(a, ka);
+    engine.set_key(b, kb);
+}
 
 // GHASH, GCM's universal hash (NIST SP 800-38D, 6.4): the hash key H and the
 // running value Y are 16-byte blocks in GCM's own byte order (bit 0 of the
