@@ -44,7 +44,6 @@
 #include <cstring>
 
 #include "arm64/arm64_engines.hpp"
-#include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 
@@ -137,9 +136,13 @@ HWACCEL_PMULL_INLINE void store_power(GhashKey* key, size_t k, uint64x2_t power)
 
 // H' = H * x mod P': a shift by one, then P' - x^128 added, by mask, when a
 // bit left the top. The previous key's powers are wiped whatever the key
-// held (its count may be uninitialised memory).
+// held (its count may be uninitialised memory). The wipe is secure_zero's
+// small-size form: its large one keeps a function pointer as a unique
+// global ("u") symbol, which the cross build's weak-symbol check refuses in
+// these objects.
 void set_key_powers(GhashKey* key, const uint8_t h[16]) {
-    secure_zero(key->engine_data, sizeof key->engine_data);
+    std::memset(key->engine_data, 0, sizeof key->engine_data);
+    __asm__ __volatile__("" : : "r"(key->engine_data) : "memory");  // the stores must happen
     std::memcpy(key->h, h, 16);
     const uint64x2_t v = load_reversed(h);
     const uint64x2_t zero = vdupq_n_u64(0);
