@@ -10,15 +10,15 @@
 #      --no-evp, Debian's arm64 libssl3/libssl-dev unpacked into a private
 #      staging tree (as for s390x), hwaccel.so for arm64 and arm64_evp_tests.
 #   3. Runs them under qemu-aarch64-static, side by side:
-#      a. -cpu max (every extension qemu has: SHA-1, SHA-2, SHA-3, SM4): the
+#      a. -cpu max (every extension qemu has: SHA-1, SHA-2, SHA-3, SM4, PMULL): the
 #         whole backend suites over every engine the registry runs there (the
 #         arm64 engines and the portable ones), the arm64 detection and engine
 #         tests, and the registry's choice checked against HWACCEL_TEST_EXPECT_ENGINES
 #         (Keccak: generic, as qemu's MIDR_EL1 is no Apple core's).
-#      b. -cpu cortex-a72 (SHA-1/SHA-2, no SHA-3, no SM4): the arm64 tests
-#         only, asserting the choice falls back to the portable Keccak and SM4,
-#         even with arm-sha3-fast claimed.
-#      b2. -cpu max with HWACCEL_TEST_CPU masking SHA-1, SHA-256 and SM4 and
+#      b. -cpu cortex-a72 (SHA-1/SHA-2, PMULL, no SHA-3, no SM4): the arm64
+#         tests only, asserting the choice falls back to the portable Keccak
+#         and SM4, even with arm-sha3-fast claimed, and GHASH takes arm64-pmull.
+#      b2. -cpu max with HWACCEL_TEST_CPU masking SHA-1, SHA-256, SM4, PMULL and
 #         claiming arm-sha3-fast: the arm64 tests only, asserting those fall
 #         back to the portable engines and Keccak takes arm64-sha3.
 #      c. -cpu max, with OpenSSL for arm64 (skipped by --no-evp): the EVP
@@ -53,19 +53,19 @@ qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
 # test/arm64/detect_test.cpp): the arm64 engine wherever the model has the
 # extension, the portable engine otherwise; arm64-sha3 only where it is
 # worth using (arm-sha3-fast: Apple cores, which qemu does not model).
-expect_max=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=arm64-sm4e
-expect_a72=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=generic
+expect_max=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=arm64-sm4e,ghash=arm64-pmull
+expect_a72=sha1=arm64-ce,sha256=arm64-ce,sha3=generic,sm4=generic,ghash=arm64-pmull
 # With those arm64 features masked, each choice falls back to the portable
 # engine; with arm-sha3-fast claimed, Keccak takes arm64-sha3.
-expect_masked=sha1=generic,sha256=generic,sha3=arm64-sha3,sm4=generic
+expect_masked=sha1=generic,sha256=generic,sha3=arm64-sha3,sm4=generic,ghash=generic
 cross_start_run "-cpu max: backend suites over the arm64 and portable engines, arm64 tests" \
     env -u HWACCEL_TEST_CPU HWACCEL_TEST_EXPECT_ENGINES=$expect_max \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests
-cross_start_run "-cpu cortex-a72 (no SHA-3, no SM4; arm-sha3-fast claimed): detection and the choice's fallback" \
+cross_start_run "-cpu cortex-a72 (PMULL, no SHA-3, no SM4; arm-sha3-fast claimed): detection and the choice's fallback" \
     env HWACCEL_TEST_CPU=+arm-sha3-fast HWACCEL_TEST_EXPECT_ENGINES=$expect_a72 \
     "${qemu[@]}" -cpu cortex-a72 test/arm64/arm64_tests "[arm64]"
-cross_start_run "-cpu max, HWACCEL_TEST_CPU masking arm-sha1/sha256/sm4, claiming arm-sha3-fast: those fall back, Keccak takes arm64-sha3" \
-    env HWACCEL_TEST_CPU=-arm-sha1,-arm-sha256,-arm-sm4,+arm-sha3-fast HWACCEL_TEST_EXPECT_ENGINES=$expect_masked \
+cross_start_run "-cpu max, HWACCEL_TEST_CPU masking arm-sha1/sha256/sm4/pmull, claiming arm-sha3-fast: those fall back, Keccak takes arm64-sha3" \
+    env HWACCEL_TEST_CPU=-arm-sha1,-arm-sha256,-arm-sm4,-arm-pmull,+arm-sha3-fast HWACCEL_TEST_EXPECT_ENGINES=$expect_masked \
     "${qemu[@]}" -cpu max test/arm64/arm64_tests "[arm64]"
 if [ "$evp" -eq 1 ]; then
     cross_start_run "-cpu max: EVP suites over hwaccel.so for arm64" \

@@ -40,6 +40,7 @@ constexpr FeatureName kFeatureNames[] = {
     {"arm-sha3", &CpuFeatures::arm_sha3},
     {"arm-sha3-fast", &CpuFeatures::arm_sha3_fast},
     {"arm-sm4", &CpuFeatures::arm_sm4},
+    {"arm-pmull", &CpuFeatures::arm_pmull},
 };
 
 CpuFeatures detect_once() {

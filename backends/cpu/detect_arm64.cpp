@@ -19,6 +19,7 @@ CpuFeatures features_from_hwcap(unsigned long hwcap, uint64_t midr) {
     f.arm_sha256 = asimd && has(kHwcapSha2);
     f.arm_sha3 = asimd && has(kHwcapSha3);
     f.arm_sm4 = asimd && has(kHwcapSm4);
+    f.arm_pmull = asimd && has(kHwcapPmull);
     // A MIDR without HWCAP_CPUID was not read from this core: ignored.
     f.arm_sha3_fast = f.arm_sha3 && has(kHwcapCpuid) && midr_implementer(midr) == kImplementerApple;
     return f;

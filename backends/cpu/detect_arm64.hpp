@@ -12,6 +12,7 @@ namespace hwaccel::arm64 {
 // AT_HWCAP bits, from the kernel's arch/arm64/include/uapi/asm/hwcap.h
 // (glibc's <sys/auxv.h> has them only on arm64 hosts; these are the ABI).
 constexpr unsigned long kHwcapAsimd = 1ul << 1;
+constexpr unsigned long kHwcapPmull = 1ul << 4;
 constexpr unsigned long kHwcapSha1 = 1ul << 5;
 constexpr unsigned long kHwcapSha2 = 1ul << 6;
 constexpr unsigned long kHwcapSha3 = 1ul << 17;
@@ -26,6 +27,7 @@ constexpr unsigned kImplementerArm = 0x41;
 constexpr unsigned kImplementerApple = 0x61;
 constexpr unsigned midr_implementer(uint64_t midr) { return (midr >> 24) & 0xff; }
 // Not used by hwaccel; named for the tests (neighbours that must not count).
+constexpr unsigned long kHwcapAes = 1ul << 3;
 constexpr unsigned long kHwcapSm3 = 1ul << 18;
 constexpr unsigned long kHwcapSha512 = 1ul << 21;
 

@@ -19,20 +19,23 @@ using namespace hwaccel::arm64;
 
 TEST_CASE("arm64 detection: each extension with ASIMD, nothing from other bits",
           "[arm64][detect]") {
-    const unsigned long all = kHwcapAsimd | kHwcapSha1 | kHwcapSha2 | kHwcapSha3 | kHwcapSm4;
-    CHECK(describe(features_from_hwcap(all)) == "arm-sha1 arm-sha256 arm-sha3 arm-sm4");
+    const unsigned long all = kHwcapAsimd | kHwcapSha1 | kHwcapSha2 | kHwcapSha3 | kHwcapSm4 | kHwcapPmull;
+    CHECK(describe(features_from_hwcap(all)) == "arm-sha1 arm-sha256 arm-sha3 arm-sm4 arm-pmull");
     CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapSha1)) == "arm-sha1");
     CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapSha2)) == "arm-sha256");
     CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapSha3)) == "arm-sha3");
     CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapSm4)) == "arm-sm4");
+    CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapPmull)) == "arm-pmull");
+    // PMULL's neighbour AES (the same ID field, but its own bit) does not count.
+    CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapAes)) == "(none used by hwaccel)");
     // A Cortex-A72-like word: FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, CPUID.
-    CHECK(describe(features_from_hwcap(0x8fful)) == "arm-sha1 arm-sha256");
+    CHECK(describe(features_from_hwcap(0x8fful)) == "arm-sha1 arm-sha256 arm-pmull");
     // Without ASIMD the extensions' registers are not there to use.
     CHECK(describe(features_from_hwcap(all & ~kHwcapAsimd)) == "(none used by hwaccel)");
     // SHA-512 and SM3 sit next to SHA-3 and SM4: they must not count.
     CHECK(describe(features_from_hwcap(kHwcapAsimd | kHwcapSha512 | kHwcapSm3)) ==
           "(none used by hwaccel)");
-    CHECK(describe(features_from_hwcap(~0ul & ~(kHwcapSha1 | kHwcapSha2 | kHwcapSha3 | kHwcapSm4))) ==
+    CHECK(describe(features_from_hwcap(~0ul & ~(kHwcapSha1 | kHwcapSha2 | kHwcapSha3 | kHwcapSm4 | kHwcapPmull))) ==
           "(none used by hwaccel)");
 }
 

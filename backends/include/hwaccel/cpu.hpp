@@ -42,6 +42,7 @@ struct CpuFeatures {
     // only then the registry picks arm64-sha3 by itself.
     bool arm_sha3_fast = false;
     bool arm_sm4 = false;     // SM4E, SM4EKEY (HWCAP_SM4)
+    bool arm_pmull = false;   // PMULL/PMULL2 on 64-bit lanes (HWCAP_PMULL)
 };
 
 // The features of the running CPU, detected on first use (thread-safe).
