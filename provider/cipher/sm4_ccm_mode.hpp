@@ -20,12 +20,22 @@
 
 namespace hwaccel {
 
+// Keystream blocks taken with E(B_0) in its engine call (see
+// sm4_ccm_mode.cpp): E(A_0) and, for payloads of up to kCcmAheadPayloadBlocks
+// blocks, all of theirs, so [B_0, A_0, A_1, ...] stays within 8 blocks, one
+// batch on every engine.
+constexpr size_t kCcmAheadPayloadBlocks = 6;
+
 struct Sm4CcmMessage {
     uint8_t b0[16];       // B_0: flags, nonce, message length
     uint8_t a0[16];       // A_0: the counter block whose keystream masks the tag
     uint8_t mac[16];      // the CBC-MAC so far (the chaining value)
+    // E(A_0), E(A_1), ...: ahead_blocks of them from E(B_0)'s call until the
+    // payload uses them (secret: wiped then, and with the message).
+    uint8_t ahead[16 * (1 + kCcmAheadPayloadBlocks)];
     uint64_t length;      // the payload length declared in B_0
     size_t tag_len;       // M
+    size_t ahead_blocks;  // blocks in ahead
     bool mac_started;     // E(B_0) taken (its Adata flag is then fixed)
 };
 
