@@ -295,7 +295,7 @@ TEST_CASE("SM4-CCM equals SP 800-38C and the default provider: random L, tags, A
     }
 }
 
-TEST_CASE("SM4-CCM at its paths' edges (96 and 2032 bytes): AAD or not, copies, tampering", "[cipher][ccm]") {
+TEST_CASE("SM4-CCM at its paths' edges (96 and 2032 bytes): AAD or not, copies, tampering", "[cipher][ccm][ccm-bulk]") {
     Lcg rng(2032);
     for (const std::string& sel : sm4_selections()) {
         LoadedProvider prov(sel);
