@@ -270,9 +270,8 @@ bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, siz
     if (!ctx->len_set) declare(ctx, len);
     ctx->data_done = true;
     if (ctx->encrypting) {
-        ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
-        ctx->tag_ready = true;
-        return true;
+        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);  // len checked above
+        return ctx->tag_ready;
     }
     ctx->verified = ccm_decrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
     forget_tag(ctx);
@@ -307,10 +306,10 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
     bool ok = true;
     if (ctx->encrypting) {
         uint8_t tag[16];
-        ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);
-        std::memcpy(body + payload, tag, ctx->m);
+        ok = ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);  // msg declared payload bytes
+        if (ok) std::memcpy(body + payload, tag, ctx->m);
         hwaccel::wipe(tag, sizeof tag);
-        *outl = len;
+        *outl = ok ? len : 0;
     } else {
         ok = ccm_decrypt(ctx->sm4, msg, body, body, payload, body + payload);
         if (!ok) raise_error(ctx->prov, kErrBadDecrypt, "CCM tag mismatch: no plaintext");

@@ -232,6 +232,13 @@ bool decrypt_short(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* i
     return ok;
 }
 
+// A payload of another length than B_0 declares: B_0 and the keystream
+// taken ahead are the declared length's, so nothing is computed.
+bool refuse(Sm4CcmMessage& m) {
+    forget_mac(m);
+    return false;
+}
+
 }  // namespace
 
 uint64_t ccm_max_length(size_t l) {
@@ -293,19 +300,28 @@ void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad
     mac_padded(s, m.mac, aad + take, aad_len - take);
 }
 
-void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+bool ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  uint8_t tag[16]) {
-    if (len <= kAheadMax) return encrypt_ahead(s, m, out, in, len, tag);
-    if (len <= kShortMax) return encrypt_short(s, m, out, in, len, tag);
+    if (len != m.length) return refuse(m);
+    if (len <= kAheadMax) {
+        encrypt_ahead(s, m, out, in, len, tag);
+        return true;
+    }
+    if (len <= kShortMax) {
+        encrypt_short(s, m, out, in, len, tag);
+        return true;
+    }
     start_mac(s, m);
     counter_at_first_block(s, m);
     crypt_and_mac(s, m, Sm4Direction::kEncrypt, out, in, len);
     forget_counter(s);
     finish_tag(m, tag);
+    return true;
 }
 
 bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  const uint8_t* expected_tag) {
+    if (len != m.length) return refuse(m);
     if (len <= kAheadMax) return decrypt_ahead(s, m, out, in, len, expected_tag);
     if (len <= kShortMax) return decrypt_short(s, m, out, in, len, expected_tag);
     start_mac(s, m);

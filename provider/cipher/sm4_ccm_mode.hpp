@@ -50,15 +50,16 @@ bool ccm_start(Sm4CcmMessage& m, const uint8_t* nonce, size_t l, uint64_t length
 // The associated data, all of it (aad_len > 0), before the payload.
 void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad_len);
 
-// The payload, all of it (len == m.length; in == out allowed). Encryption
-// leaves the tag in tag[0..m.tag_len). Decryption computes the tag over the
-// plaintext without writing any of it, compares it in constant time with
-// expected_tag, and only then decrypts into out; false: out untouched.
-// `s` supplies the engine and key; its iv/keystream/num are used as scratch
-// and wiped.
-void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
-                 uint8_t tag[16]);
-bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
-                 const uint8_t* expected_tag);
+// The payload, all of it (in == out allowed). Encryption leaves the tag in
+// tag[0..m.tag_len). Decryption computes the tag over the plaintext without
+// writing any of it, compares it in constant time with expected_tag, and
+// only then decrypts into out. False, out untouched: the tag did not verify,
+// or len is not m.length (the keystream taken ahead is the declared
+// length's). `s` supplies the engine and key; its iv/keystream/num are used
+// as scratch and wiped.
+[[nodiscard]] bool ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                               uint8_t tag[16]);
+[[nodiscard]] bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                               const uint8_t* expected_tag);
 
 }  // namespace hwaccel
