@@ -270,7 +270,9 @@ bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, siz
     if (!ctx->len_set) declare(ctx, len);
     ctx->data_done = true;
     if (ctx->encrypting) {
-        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);  // len checked above
+        // Refused only for a length other than the declared one (checked above).
+        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
+        if (!ctx->tag_ready) raise_error(ctx->prov, kErrInvalidLength, "not the declared message length");
         return ctx->tag_ready;
     }
     ctx->verified = ccm_decrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
@@ -308,6 +310,7 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
         uint8_t tag[16];
         ok = ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);  // msg declared payload bytes
         if (ok) std::memcpy(body + payload, tag, ctx->m);
+        else raise_error(ctx->prov, kErrInvalidLength, "not the declared record length");
         hwaccel::wipe(tag, sizeof tag);
         *outl = ok ? len : 0;
     } else {
