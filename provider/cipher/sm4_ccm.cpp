@@ -270,9 +270,10 @@ bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, siz
     if (!ctx->len_set) declare(ctx, len);
     ctx->data_done = true;
     if (ctx->encrypting) {
-        ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
-        ctx->tag_ready = true;
-        return true;
+        // Refused only for a length other than the declared one (checked above).
+        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
+        if (!ctx->tag_ready) raise_error(ctx->prov, kErrInvalidLength, "not the declared message length");
+        return ctx->tag_ready;
     }
     ctx->verified = ccm_decrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
     forget_tag(ctx);
@@ -307,10 +308,11 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
     bool ok = true;
     if (ctx->encrypting) {
         uint8_t tag[16];
-        ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);
-        std::memcpy(body + payload, tag, ctx->m);
+        ok = ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);  // msg declared payload bytes
+        if (ok) std::memcpy(body + payload, tag, ctx->m);
+        else raise_error(ctx->prov, kErrInvalidLength, "not the declared record length");
         hwaccel::wipe(tag, sizeof tag);
-        *outl = len;
+        *outl = ok ? len : 0;
     } else {
         ok = ccm_decrypt(ctx->sm4, msg, body, body, payload, body + payload);
         if (!ok) raise_error(ctx->prov, kErrBadDecrypt, "CCM tag mismatch: no plaintext");

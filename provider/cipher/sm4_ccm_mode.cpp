@@ -23,13 +23,14 @@ void mac_blocks(const Sm4State& s, uint8_t mac[16], const uint8_t* data, size_t 
     if (nblocks == 0) return;
     if (s.engine->cbc_encrypt) {
         uint8_t scratch[kChunk];
+        const size_t used = nblocks < kChunkBlocks ? nblocks : kChunkBlocks;
         while (nblocks != 0) {
             const size_t n = nblocks < kChunkBlocks ? nblocks : kChunkBlocks;
             s.engine->cbc_encrypt(&s.key, scratch, data, n, mac);
             data += n * kBlock;
             nblocks -= n;
         }
-        secure_zero(scratch, sizeof scratch);
+        secure_zero(scratch, used * kBlock);  // what was written: short messages wipe little
         return;
     }
     uint8_t x[kBlock];
@@ -52,10 +53,59 @@ void mac_padded(const Sm4State& s, uint8_t mac[16], const uint8_t* data, size_t 
     }
 }
 
+// Short payloads go through one stack buffer (see encrypt_short); payloads
+// of up to kAheadMax bytes take their whole keystream ahead.
+constexpr size_t kShortMax = kChunk - kBlock;
+constexpr size_t kAheadMax = kCcmAheadPayloadBlocks * kBlock;
+
+size_t padded_length(size_t len) { return (len + kBlock - 1) / kBlock * kBlock; }
+
+// The keystream blocks E(A_0), E(A_1), ... that the engine call taking
+// E(B_0) also takes. E(B_0) starts the serial MAC chain and nothing else
+// depends on it, so an ecb call over [B_0, A_0, ...] costs about one block
+// on every engine while it stays within one batch (8 blocks: the x86
+// engines' register group, the portable engine's byte-sliced batch):
+//  - up to kAheadMax bytes: A_0 and every payload counter, so only the MAC
+//    chain is left (at 16 bytes with AAD: three serial blocks, not four);
+//  - the chunked path (past kShortMax): A_0, which it would take alone;
+//  - in between, none: the short path's CTR call from A_0 yields E(A_0)
+//    beside the payload's keystream, and a batch past 8 blocks can cost a
+//    second batch (the portable engine).
+size_t ahead_blocks(uint64_t length) {
+    if (length <= kAheadMax) return 1 + padded_length(static_cast<size_t>(length)) / kBlock;
+    return length > kShortMax ? 1 : 0;
+}
+
+// E(B_0) into the MAC chain, with the keystream ahead in the same call.
 void start_mac(const Sm4State& s, Sm4CcmMessage& m) {
     if (m.mac_started) return;
-    s.engine->encrypt_block(&s.key, m.mac, m.b0);
+    const size_t k = ahead_blocks(m.length);
     m.mac_started = true;
+    m.ahead_blocks = k;
+    if (k == 0) {
+        s.engine->encrypt_block(&s.key, m.mac, m.b0);
+        return;
+    }
+    uint8_t blocks[kBlock * (2 + kCcmAheadPayloadBlocks)];
+    std::memcpy(blocks, m.b0, kBlock);
+    for (size_t i = 0; i < k; ++i) {
+        // A_i: A_0's counter field is zero and i < 8 fits its last byte.
+        uint8_t* a = blocks + kBlock * (1 + i);
+        std::memcpy(a, m.a0, kBlock);
+        a[kBlock - 1] = static_cast<uint8_t>(i);
+    }
+    s.engine->ecb(&s.key, Sm4Direction::kEncrypt, blocks, blocks, 1 + k);
+    std::memcpy(m.mac, blocks, kBlock);
+    std::memcpy(m.ahead, blocks + kBlock, kBlock * k);
+    secure_zero(blocks, kBlock * (1 + k));
+}
+
+// The message's secrets once the tag is out: the MAC and what is left of
+// the keystream ahead.
+void forget_mac(Sm4CcmMessage& m) {
+    secure_zero(m.mac, sizeof m.mac);
+    secure_zero(m.ahead, sizeof m.ahead);
+    m.ahead_blocks = 0;
 }
 
 // The counter register at A_1, the first payload block's counter.
@@ -77,13 +127,11 @@ void crypt_and_mac(Sm4State& s, Sm4CcmMessage& m, Sm4Direction d, uint8_t* out, 
     if (d == Sm4Direction::kDecrypt) mac_padded(s, m.mac, out + at, rest);
 }
 
-// T = first M bytes of CBC-MAC ^ E(A_0); all 16 computed, the caller uses M.
-void finish_tag(const Sm4State& s, Sm4CcmMessage& m, uint8_t tag[16]) {
-    uint8_t s0[kBlock];
-    s.engine->encrypt_block(&s.key, s0, m.a0);
-    for (size_t i = 0; i < kBlock; ++i) tag[i] = m.mac[i] ^ s0[i];
-    secure_zero(s0, sizeof s0);
-    secure_zero(m.mac, sizeof m.mac);
+// T = first M bytes of CBC-MAC ^ E(A_0), E(A_0) taken ahead; all 16
+// computed, the caller uses M.
+void finish_tag(Sm4CcmMessage& m, uint8_t tag[16]) {
+    for (size_t i = 0; i < kBlock; ++i) tag[i] = m.mac[i] ^ m.ahead[i];
+    forget_mac(m);
 }
 
 void forget_counter(Sm4State& s) {
@@ -91,15 +139,45 @@ void forget_counter(Sm4State& s) {
     secure_zero(s.iv, sizeof s.iv);
 }
 
-// Short payloads go through one stack buffer laid out as [slot | payload |
-// zero pad]: with B_0 in the slot, one CBC-MAC call covers E(B_0) and the
-// payload (the chaining value starts at zero, so the first block out is
-// E(B_0)); with zeros in the slot, one CTR call from A_0 yields E(A_0), the
-// tag's mask, beside the payload's keystream. Two engine calls instead of
-// four: at 16 bytes the calls are most of the cost.
-constexpr size_t kShortMax = kChunk - kBlock;
+// Payloads of up to kAheadMax bytes: their keystream came with E(B_0), so
+// the MAC chain over the payload is the one engine call left. The padded
+// plaintext goes through a stack buffer (in place, in is about to go).
+void encrypt_ahead(const Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                   uint8_t tag[16]) {
+    start_mac(s, m);
+    uint8_t buf[kAheadMax];
+    const size_t padded = padded_length(len);
+    std::memcpy(buf, in, len);
+    std::memset(buf + len, 0, padded - len);
+    mac_blocks(s, m.mac, buf, padded / kBlock);
+    for (size_t i = 0; i < len; ++i) out[i] = buf[i] ^ m.ahead[kBlock + i];
+    finish_tag(m, tag);
+    secure_zero(buf, padded);
+}
 
-size_t padded_length(size_t len) { return (len + kBlock - 1) / kBlock * kBlock; }
+// The plaintext stays in buf until the tag has verified.
+bool decrypt_ahead(const Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                   const uint8_t* expected_tag) {
+    start_mac(s, m);
+    uint8_t buf[kAheadMax], tag[kBlock];
+    const size_t padded = padded_length(len);
+    for (size_t i = 0; i < len; ++i) buf[i] = in[i] ^ m.ahead[kBlock + i];
+    std::memset(buf + len, 0, padded - len);
+    mac_blocks(s, m.mac, buf, padded / kBlock);
+    finish_tag(m, tag);
+    const bool ok = constant_time_equal(tag, expected_tag, m.tag_len);
+    if (ok) std::memcpy(out, buf, len);
+    secure_zero(buf, padded);
+    secure_zero(tag, sizeof tag);
+    return ok;
+}
+
+// Payloads up to kShortMax bytes go through one stack buffer laid out as
+// [slot | payload | zero pad]: with B_0 in the slot, one CBC-MAC call covers
+// E(B_0) and the payload (the chaining value starts at zero, so the first
+// block out is E(B_0)); with zeros in the slot, one CTR call from A_0 yields
+// E(A_0), the tag's mask, beside the payload's keystream. Two engine calls
+// instead of four.
 
 // MAC over buf[16 .. 16 + padded), with B_0 from the slot if not yet taken.
 void mac_short(const Sm4State& s, Sm4CcmMessage& m, uint8_t* buf, size_t padded) {
@@ -154,6 +232,13 @@ bool decrypt_short(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* i
     return ok;
 }
 
+// A payload of another length than B_0 declares: B_0 and the keystream
+// taken ahead are the declared length's, so nothing is computed.
+bool refuse(Sm4CcmMessage& m) {
+    forget_mac(m);
+    return false;
+}
+
 }  // namespace
 
 uint64_t ccm_max_length(size_t l) {
@@ -204,27 +289,40 @@ void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad
     }
     const size_t take = aad_len < kBlock - used ? aad_len : kBlock - used;
     std::memcpy(first + used, aad, take);
-    if (m.mac_started)
-        mac_blocks(s, m.mac, first, 1);
-    else
+    if (!m.mac_started && ahead_blocks(m.length) == 0) {
         mac_blocks(s, m.mac, blocks, 2);
-    m.mac_started = true;
+        m.mac_started = true;
+    } else {
+        start_mac(s, m);
+        mac_blocks(s, m.mac, first, 1);
+    }
     secure_zero(blocks, sizeof blocks);
     mac_padded(s, m.mac, aad + take, aad_len - take);
 }
 
-void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+bool ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  uint8_t tag[16]) {
-    if (len <= kShortMax) return encrypt_short(s, m, out, in, len, tag);
+    if (len != m.length) return refuse(m);
+    if (len <= kAheadMax) {
+        encrypt_ahead(s, m, out, in, len, tag);
+        return true;
+    }
+    if (len <= kShortMax) {
+        encrypt_short(s, m, out, in, len, tag);
+        return true;
+    }
     start_mac(s, m);
     counter_at_first_block(s, m);
     crypt_and_mac(s, m, Sm4Direction::kEncrypt, out, in, len);
     forget_counter(s);
-    finish_tag(s, m, tag);
+    finish_tag(m, tag);
+    return true;
 }
 
 bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
                  const uint8_t* expected_tag) {
+    if (len != m.length) return refuse(m);
+    if (len <= kAheadMax) return decrypt_ahead(s, m, out, in, len, expected_tag);
     if (len <= kShortMax) return decrypt_short(s, m, out, in, len, expected_tag);
     start_mac(s, m);
     // First pass: the plaintext a chunk at a time on the stack, only to MAC it.
@@ -237,7 +335,7 @@ bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in,
     }
     secure_zero(plain, sizeof plain);
     uint8_t tag[kBlock];
-    finish_tag(s, m, tag);
+    finish_tag(m, tag);
     const bool ok = constant_time_equal(tag, expected_tag, m.tag_len);
     secure_zero(tag, sizeof tag);
     // Second pass, only for a message that verified: the plaintext goes out.

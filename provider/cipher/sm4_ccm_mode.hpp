@@ -20,12 +20,22 @@
 
 namespace hwaccel {
 
+// Keystream blocks taken with E(B_0) in its engine call (see
+// sm4_ccm_mode.cpp): E(A_0) and, for payloads of up to kCcmAheadPayloadBlocks
+// blocks, all of theirs, so [B_0, A_0, A_1, ...] stays within 8 blocks, one
+// batch on every engine.
+constexpr size_t kCcmAheadPayloadBlocks = 6;
+
 struct Sm4CcmMessage {
     uint8_t b0[16];       // B_0: flags, nonce, message length
     uint8_t a0[16];       // A_0: the counter block whose keystream masks the tag
     uint8_t mac[16];      // the CBC-MAC so far (the chaining value)
+    // E(A_0), E(A_1), ...: ahead_blocks of them from E(B_0)'s call until the
+    // payload uses them (secret: wiped then, and with the message).
+    uint8_t ahead[16 * (1 + kCcmAheadPayloadBlocks)];
     uint64_t length;      // the payload length declared in B_0
     size_t tag_len;       // M
+    size_t ahead_blocks;  // blocks in ahead
     bool mac_started;     // E(B_0) taken (its Adata flag is then fixed)
 };
 
@@ -40,15 +50,16 @@ bool ccm_start(Sm4CcmMessage& m, const uint8_t* nonce, size_t l, uint64_t length
 // The associated data, all of it (aad_len > 0), before the payload.
 void ccm_aad(const Sm4State& s, Sm4CcmMessage& m, const uint8_t* aad, size_t aad_len);
 
-// The payload, all of it (len == m.length; in == out allowed). Encryption
-// leaves the tag in tag[0..m.tag_len). Decryption computes the tag over the
-// plaintext without writing any of it, compares it in constant time with
-// expected_tag, and only then decrypts into out; false: out untouched.
-// `s` supplies the engine and key; its iv/keystream/num are used as scratch
-// and wiped.
-void ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
-                 uint8_t tag[16]);
-bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
-                 const uint8_t* expected_tag);
+// The payload, all of it (in == out allowed). Encryption leaves the tag in
+// tag[0..m.tag_len). Decryption computes the tag over the plaintext without
+// writing any of it, compares it in constant time with expected_tag, and
+// only then decrypts into out. False, out untouched: the tag did not verify,
+// or len is not m.length (the keystream taken ahead is the declared
+// length's). `s` supplies the engine and key; its iv/keystream/num are used
+// as scratch and wiped.
+[[nodiscard]] bool ccm_encrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                               uint8_t tag[16]);
+[[nodiscard]] bool ccm_decrypt(Sm4State& s, Sm4CcmMessage& m, uint8_t* out, const uint8_t* in, size_t len,
+                               const uint8_t* expected_tag);
 
 }  // namespace hwaccel

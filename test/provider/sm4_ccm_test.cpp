@@ -295,6 +295,40 @@ TEST_CASE("SM4-CCM equals SP 800-38C and the default provider: random L, tags, A
     }
 }
 
+TEST_CASE("SM4-CCM at its paths' edges (96 and 2032 bytes): AAD or not, copies, tampering", "[cipher][ccm][ccm-bulk]") {
+    Lcg rng(2032);
+    for (const std::string& sel : sm4_selections()) {
+        LoadedProvider prov(sel);
+        CipherPtr ours = prov.cipher("SM4-CCM");
+        int iter = 0;
+        for (size_t len : {0, 1, 15, 16, 17, 33, 64, 80, 95, 96, 97, 111, 112, 113, 2031, 2032, 2033})
+            for (size_t aad_len : {0, 13, 14, 40}) {
+                Ccm t = random_case(rng, 0);
+                t.msg = rng.bytes(len);
+                t.aad = rng.bytes(aad_len);
+                // In place or not; continued on a copy made between the AAD
+                // and the payload (the keystream ahead is in the context then).
+                const bool in_place = iter % 2 == 0, copy = iter % 3 == 0;
+                ++iter;
+                INFO("engines " << prov.engines() << " len " << len << " aad " << aad_len << " M " << t.tag_len
+                                << " L " << 15 - t.nonce.size() << " in place " << in_place << " copy " << copy);
+                ReferenceCcm ref(prov, t.key);
+                const Sealed got = seal(ours.get(), t, in_place, true, copy);
+                REQUIRE(got.ok);
+                CHECK(joined(got) == ref.seal(t.nonce, t.aad, t.msg, t.tag_len));
+                Opened o = open(ours.get(), t, got.ct, got.tag, !in_place);
+                CHECK(o.ok);
+                CHECK(Bytes(o.out.begin(), o.out.begin() + len) == t.msg);
+                Bytes tag = got.tag;
+                tag[rng.below(tag.size())] ^= static_cast<uint8_t>(1u << rng.below(8));
+                o = open(ours.get(), t, got.ct, tag, in_place);
+                CHECK_FALSE(o.ok);
+                CHECK_THAT(take_errors(), Catch::Contains("bad decrypt"));
+                CHECK(o.out == (in_place ? got.ct : Bytes(len + 16, 0xee)));
+            }
+    }
+}
+
 TEST_CASE("SM4-CCM: tampered tag, ciphertext or AAD fails and releases nothing", "[cipher][ccm][errors][ccm-bulk]") {
     Lcg rng(3610);
     for (const std::string& sel : sm4_selections()) {
