@@ -53,8 +53,11 @@ struct KeyConsts {
     Table16 u_lo[4], u_hi[4];  // U_d = M T_d N, low and high nibble
     Table16 rot[4];            // byte j of each word from byte j - d (rot[0] unused)
     Table16 m0f, kc;
-    uint32_t ck[32];           // M CK_i ^ c1, bytewise
+    Table16 ck[33];            // M CK_i ^ c1 bytewise, broadcast; ck[32] = 0 (read, unused)
 };
+static_assert(offsetof(KeyConsts, rot) == 128 && offsetof(KeyConsts, m0f) == 192 &&
+                  offsetof(KeyConsts, kc) == 208 && offsetof(KeyConsts, ck) == 224,
+              "asm offsets");
 constexpr KeyConsts kKey = [] {
     KeyConsts c{};
     for (int d = 0; d < 4; ++d) {
@@ -71,40 +74,89 @@ constexpr KeyConsts kKey = [] {
     for (int i = 0; i < 32; ++i) {
         uint32_t w = 0;
         for (int j = 0; j < 4; ++j) w |= static_cast<uint32_t>(kM((sm4_schedule::ck_word(i) >> (8 * j)) & 0xFF) ^ kC1) << (8 * j);
-        c.ck[i] = w;
+        for (int n = 0; n < 16; ++n) c.ck[i].b[n] = static_cast<uint8_t>(w >> (8 * (n & 3)));
     }
     return c;
 }();
 
-// One chain: Y[i..i+3] (M domain, broadcast).
-struct KeyChain {
-    __m128i y[4];
-};
-HWACCEL_SM4_INLINE KeyChain key_chain_start(const uint8_t user_key[16]) {
-    KeyChain c;
+// Y[0..3] (M domain, broadcast) of one chain into y[0..3].
+HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t user_key[16]) {
     for (int i = 0; i < 4; ++i)
-        c.y[i] = affine128(_mm_set1_epi32(static_cast<int>(load_be32(user_key + 4 * i) ^ sm4_schedule::kFK[i])), kMLo,
-                           kMHi);
-    return c;
+        y[i] = affine128(_mm_set1_epi32(static_cast<int>(load_be32(user_key + 4 * i) ^ sm4_schedule::kFK[i])), kMLo,
+                         kMHi);
 }
-// Round i: Y[i+4] into mk[i] (M domain); the chain moves one word on.
-HWACCEL_SM4_INLINE void key_round(KeyChain& c, int i, uint32_t* mk) {
-    const __m128i t = _mm_xor_si128(_mm_xor_si128(c.y[1], c.y[2]),
-                                    _mm_xor_si128(_mm_set1_epi32(static_cast<int>(kKey.ck[i])), c.y[3]));
-    const __m128i s = _mm_aesenclast_si128(t, ld(kKey.kc));
-    const __m128i m = ld(kKey.m0f);
-    const __m128i lo = _mm_and_si128(s, m), hi = _mm_and_si128(_mm_srli_epi16(s, 4), m);
-    __m128i u[4];
-    for (int d = 0; d < 4; ++d)
-        u[d] = _mm_xor_si128(_mm_shuffle_epi8(ld(kKey.u_lo[d]), lo), _mm_shuffle_epi8(ld(kKey.u_hi[d]), hi));
-    const __m128i r = _mm_xor_si128(
-        _mm_xor_si128(_mm_xor_si128(c.y[0], u[0]), _mm_shuffle_epi8(u[1], ld(kKey.rot[1]))),
-        _mm_xor_si128(_mm_shuffle_epi8(u[2], ld(kKey.rot[2])), _mm_shuffle_epi8(u[3], ld(kKey.rot[3]))));
-    mk[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(r));
-    c.y[0] = c.y[1];
-    c.y[1] = c.y[2];
-    c.y[2] = c.y[3];
-    c.y[3] = r;
+
+// One key-schedule round, in assembly for the same reason as
+// HWACCEL_SM4_SROUND: issued in chain order. The chain is AESENCLAST, split,
+// look-ups, rotations, three xors; the words Y[i..i+3] are read from memory
+// (y, broadcast, 16 bytes each) and Y[i+4] written there and, as a 32-bit
+// word, to mk. Tables U_d in xmm8-15 (lo d in 8 + d, hi in 12 + d); t in
+// xmm0; pre = Y[i] ^ Y[i+2] ^ Y[i+3] ^ ck'[i+1] in xmm5, so that the next
+// input is pre ^ F with F the new word's xor into Y[i].
+#define HWACCEL_SM4_KROUND                          \
+    "vaesenclast 208(%[c]), %%xmm0, %%xmm0\n\t"      \
+    "vmovdqa 16(%[k]), %%xmm5\n\t"                   \
+    "vpsrlw $4, %%xmm0, %%xmm1\n\t"                  \
+    "vpand 192(%[c]), %%xmm0, %%xmm0\n\t"            \
+    "vpand 192(%[c]), %%xmm1, %%xmm1\n\t"            \
+    "vpshufb %%xmm0, %%xmm9, %%xmm3\n\t"             \
+    "vpshufb %%xmm1, %%xmm13, %%xmm4\n\t"            \
+    "vpshufb %%xmm0, %%xmm10, %%xmm2\n\t"            \
+    "vpshufb %%xmm1, %%xmm14, %%xmm6\n\t"            \
+    "vpxor %%xmm4, %%xmm3, %%xmm3\n\t"               \
+    "vpxor %%xmm6, %%xmm2, %%xmm2\n\t"               \
+    "vpshufb %%xmm0, %%xmm11, %%xmm4\n\t"            \
+    "vpshufb %%xmm1, %%xmm15, %%xmm6\n\t"            \
+    "vpshufb 144(%[c]), %%xmm3, %%xmm3\n\t"          \
+    "vpshufb 160(%[c]), %%xmm2, %%xmm2\n\t"          \
+    "vpxor %%xmm6, %%xmm4, %%xmm4\n\t"               \
+    "vpshufb %%xmm0, %%xmm8, %%xmm0\n\t"             \
+    "vpshufb %%xmm1, %%xmm12, %%xmm1\n\t"            \
+    "vpshufb 176(%[c]), %%xmm4, %%xmm4\n\t"          \
+    "vpxor 32(%[y]), %%xmm5, %%xmm5\n\t"             \
+    "vpxor 48(%[y]), %%xmm5, %%xmm5\n\t"             \
+    "vpxor 0(%[y]), %%xmm5, %%xmm5\n\t"              \
+    "vpxor %%xmm1, %%xmm0, %%xmm0\n\t"               \
+    "vpxor %%xmm2, %%xmm3, %%xmm3\n\t"               \
+    "vpxor %%xmm4, %%xmm0, %%xmm0\n\t"               \
+    "vpxor %%xmm3, %%xmm0, %%xmm3\n\t"               \
+    "vpxor %%xmm3, %%xmm5, %%xmm0\n\t"               \
+    "vpxor 0(%[y]), %%xmm3, %%xmm3\n\t"              \
+    "vmovdqa %%xmm3, 64(%[y])\n\t"                   \
+    "vmovd %%xmm3, (%[m])\n\t"
+
+// The 32 rounds of one chain: y[0..3] in, y[4..35] and mk[0..31] (M domain) out.
+HWACCEL_SM4_INLINE void key_rounds(__m128i* y, uint32_t* mk) {
+    const KeyConsts* c = &kKey;
+    const Table16* k = kKey.ck;
+    size_t n = 32;
+    __asm__ volatile(
+        "vmovdqa 0(%[c]), %%xmm8\n\t"
+        "vmovdqa 16(%[c]), %%xmm9\n\t"
+        "vmovdqa 32(%[c]), %%xmm10\n\t"
+        "vmovdqa 48(%[c]), %%xmm11\n\t"
+        "vmovdqa 64(%[c]), %%xmm12\n\t"
+        "vmovdqa 80(%[c]), %%xmm13\n\t"
+        "vmovdqa 96(%[c]), %%xmm14\n\t"
+        "vmovdqa 112(%[c]), %%xmm15\n\t"
+        "vmovdqa 0(%[k]), %%xmm0\n\t"
+        "vpxor 16(%[y]), %%xmm0, %%xmm0\n\t"
+        "vpxor 32(%[y]), %%xmm0, %%xmm0\n\t"
+        "vpxor 48(%[y]), %%xmm0, %%xmm0\n\t"
+        "1:\n\t"
+        HWACCEL_SM4_KROUND
+        "add $16, %[k]\n\t"
+        "add $16, %[y]\n\t"
+        "add $4, %[m]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+        "vpxor %%xmm3, %%xmm3, %%xmm3\n\t"
+        "vpxor %%xmm5, %%xmm5, %%xmm5\n\t"
+        : [k] "+r"(k), [y] "+r"(y), [m] "+r"(mk), [n] "+r"(n)
+        : [c] "r"(c)
+        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm8", "xmm9", "xmm10",
+          "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 // The standard round keys from the M-domain words: enc, and dec reversed.
 HWACCEL_SM4_INLINE void key_from_m(Sm4Key* key, const uint32_t mk[32]) {
@@ -302,31 +354,22 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
 // Standard round keys (the portable engine's format). Constant time: the
 // S-box is AESENCLAST plus register look-ups.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
+    __m128i y[36];
     alignas(32) uint32_t mk[32];
-    KeyChain c = key_chain_start(user_key);
-    for (int i = 0; i < 32; ++i) key_round(c, i, mk);
+    key_chain_start(y, user_key);
+    key_rounds(y, mk);
     key_from_m(key, mk);
+    secure_zero(y, sizeof y);
     secure_zero(mk, sizeof mk);
     write_serial_keys(key->engine_data + kSerialEnc, key->enc);
     write_serial_keys(key->engine_data + kSerialDec, key->dec);
 }
 
-// The two chains in one loop: their latencies overlap.
+// Two chains one after the other (both through memory; one chain is
+// already close to its latency bound).
 void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    alignas(32) uint32_t mx[32], my[32];
-    KeyChain x = key_chain_start(ka), y = key_chain_start(kb);
-    for (int i = 0; i < 32; ++i) {
-        key_round(x, i, mx);
-        key_round(y, i, my);
-    }
-    key_from_m(a, mx);
-    key_from_m(b, my);
-    secure_zero(mx, sizeof mx);
-    secure_zero(my, sizeof my);
-    write_serial_keys(a->engine_data + kSerialEnc, a->enc);
-    write_serial_keys(a->engine_data + kSerialDec, a->dec);
-    write_serial_keys(b->engine_data + kSerialEnc, b->enc);
-    write_serial_keys(b->engine_data + kSerialDec, b->dec);
+    set_key(a, ka);
+    set_key(b, kb);
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
