@@ -51,7 +51,7 @@ constexpr uint8_t key_t_d(int d, unsigned x) {
 }
 struct KeyConsts {
     Table16 u_lo[4], u_hi[4];  // U_d = M T_d N, low and high nibble
-    Table16 rot[4];            // byte j of each word from byte j - d (rot[0] unused)
+    Table16 rot[4];            // byte j of each word from byte j - d, ShiftRows undone
     Table16 m0f, kc;
     Table16 ck[33];            // M CK_i ^ c1 bytewise, broadcast; ck[32] = 0 (read, unused)
 };
@@ -64,7 +64,10 @@ constexpr KeyConsts kKey = [] {
         for (unsigned n = 0; n < 16; ++n) {
             c.u_lo[d].b[n] = kM(key_t_d(d, kN(n)));
             c.u_hi[d].b[n] = kM(key_t_d(d, kN(n << 4)));
-            c.rot[d].b[n] = static_cast<uint8_t>((n & ~3u) | ((n - d) & 3));
+            // Out byte j of column col is U_d of byte j - d of the same column
+            // before ShiftRows, which moved byte r of column col to col - r.
+            const unsigned col = n >> 2, r = (n - d) & 3;
+            c.rot[d].b[n] = static_cast<uint8_t>(4 * ((col - r) & 3) + r);
         }
     }
     for (int n = 0; n < 16; ++n) {
@@ -79,11 +82,13 @@ constexpr KeyConsts kKey = [] {
     return c;
 }();
 
-// Y[0..3] (M domain, broadcast) of one chain into y[0..3].
-HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t user_key[16]) {
-    for (int i = 0; i < 4; ++i)
-        y[i] = affine128(_mm_set1_epi32(static_cast<int>(load_be32(user_key + 4 * i) ^ sm4_schedule::kFK[i])), kMLo,
-                         kMHi);
+// Y[0..3] (M domain) of two keys into y[0..3], lanes (a, b, a, b).
+HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t ka[16], const uint8_t kb[16]) {
+    for (int i = 0; i < 4; ++i) {
+        const int wa = static_cast<int>(load_be32(ka + 4 * i) ^ sm4_schedule::kFK[i]);
+        const int wb = static_cast<int>(load_be32(kb + 4 * i) ^ sm4_schedule::kFK[i]);
+        y[i] = affine128(_mm_set_epi32(wb, wa, wb, wa), kMLo, kMHi);
+    }
 }
 
 // One key-schedule round, in assembly for the same reason as
@@ -117,13 +122,14 @@ HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t user_key[16]
     "vpxor 48(%[y]), %%xmm5, %%xmm5\n\t"             \
     "vpxor 0(%[y]), %%xmm5, %%xmm5\n\t"              \
     "vpxor %%xmm1, %%xmm0, %%xmm0\n\t"               \
+    "vpshufb 128(%[c]), %%xmm0, %%xmm0\n\t"          \
     "vpxor %%xmm2, %%xmm3, %%xmm3\n\t"               \
     "vpxor %%xmm4, %%xmm0, %%xmm0\n\t"               \
     "vpxor %%xmm3, %%xmm0, %%xmm3\n\t"               \
     "vpxor %%xmm3, %%xmm5, %%xmm0\n\t"               \
     "vpxor 0(%[y]), %%xmm3, %%xmm3\n\t"              \
     "vmovdqa %%xmm3, 64(%[y])\n\t"                   \
-    "vmovd %%xmm3, (%[m])\n\t"
+    "vmovq %%xmm3, (%[m])\n\t"
 
 // The 32 rounds of one chain: y[0..3] in, y[4..35] and mk[0..31] (M domain) out.
 HWACCEL_SM4_INLINE void key_rounds(__m128i* y, uint32_t* mk) {
@@ -147,7 +153,7 @@ HWACCEL_SM4_INLINE void key_rounds(__m128i* y, uint32_t* mk) {
         HWACCEL_SM4_KROUND
         "add $16, %[k]\n\t"
         "add $16, %[y]\n\t"
-        "add $4, %[m]\n\t"
+        "add $8, %[m]\n\t"
         "dec %[n]\n\t"
         "jnz 1b\n\t"
         "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
@@ -158,13 +164,29 @@ HWACCEL_SM4_INLINE void key_rounds(__m128i* y, uint32_t* mk) {
         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm8", "xmm9", "xmm10",
           "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
-// The standard round keys from the M-domain words: enc, and dec reversed.
-HWACCEL_SM4_INLINE void key_from_m(Sm4Key* key, const uint32_t mk[32]) {
-    for (int j = 0; j < 4; ++j) {
-        const __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mk + 8 * j)), kMinvLo, kMinvHi);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(key->enc + 8 * j), v);
+// The standard round keys of both chains from the M-domain words (mk: pairs
+// (a, b)): enc, and dec reversed. a == b (one key) is allowed.
+HWACCEL_SM4_INLINE void keys_from_m(Sm4Key* a, Sm4Key* b, const uint32_t mk[64]) {
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (int j = 0; j < 8; ++j) {
+        __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mk + 8 * j)), kMinvLo, kMinvHi);
+        v = _mm256_permutevar8x32_epi32(v, split);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(a->enc + 4 * j), _mm256_castsi256_si128(v));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(b->enc + 4 * j), _mm256_extracti128_si256(v, 1));
     }
-    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
+    for (int i = 0; i < 32; ++i) a->dec[i] = a->enc[31 - i];
+    for (int i = 0; i < 32; ++i) b->dec[i] = b->enc[31 - i];
+}
+
+// Both keys through one chain (a == b, ka == kb for one key).
+HWACCEL_SM4_INLINE void schedule_two(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
+    __m128i y[36];
+    alignas(32) uint32_t mk[64];
+    key_chain_start(y, ka, kb);
+    key_rounds(y, mk);
+    keys_from_m(a, b, mk);
+    secure_zero(y, sizeof y);
+    secure_zero(mk, sizeof mk);
 }
 
 // Round keys of the serial path, M domain with c1, each spread to 8 bytes
@@ -354,22 +376,18 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
 // Standard round keys (the portable engine's format). Constant time: the
 // S-box is AESENCLAST plus register look-ups.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    __m128i y[36];
-    alignas(32) uint32_t mk[32];
-    key_chain_start(y, user_key);
-    key_rounds(y, mk);
-    key_from_m(key, mk);
-    secure_zero(y, sizeof y);
-    secure_zero(mk, sizeof mk);
+    schedule_two(key, user_key, key, user_key);
     write_serial_keys(key->engine_data + kSerialEnc, key->enc);
     write_serial_keys(key->engine_data + kSerialDec, key->dec);
 }
 
-// Two chains one after the other (both through memory; one chain is
-// already close to its latency bound).
+// The two keys in the lanes of one chain: a pair costs what one key does.
 void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    set_key(a, ka);
-    set_key(b, kb);
+    schedule_two(a, ka, b, kb);
+    write_serial_keys(a->engine_data + kSerialEnc, a->enc);
+    write_serial_keys(a->engine_data + kSerialDec, a->dec);
+    write_serial_keys(b->engine_data + kSerialEnc, b->enc);
+    write_serial_keys(b->engine_data + kSerialDec, b->dec);
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
