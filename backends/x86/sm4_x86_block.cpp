@@ -96,9 +96,11 @@ HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t ka[16], cons
 // look-ups, rotations, three xors; the words Y[i..i+3] are read from memory
 // (y, broadcast, 16 bytes each) and Y[i+4] written there and, as a 32-bit
 // word, to mk. Tables U_d in xmm8-15 (lo d in 8 + d, hi in 12 + d); t in
-// xmm0; pre = Y[i] ^ Y[i+2] ^ Y[i+3] ^ ck'[i+1] in xmm5, so that the next
-// input is pre ^ F with F the new word's xor into Y[i].
-#define HWACCEL_SM4_KROUND                          \
+// xmm0; Y[i+3], the newest word, also in xmm7; pre = Y[i] ^ Y[i+2] ^
+// Y[i+3] ^ ck'[i+1] in xmm5, so that the next input is pre ^ F with F the
+// new word's xor into Y[i]. With two keys in the lanes (a, b, a, b) u_0 too
+// needs ShiftRows undone (ROT0); a broadcast key does not.
+#define HWACCEL_SM4_KROUND(ROT0, STORE)             \
     "vaesenclast 208(%[c]), %%xmm0, %%xmm0\n\t"      \
     "vmovdqa 16(%[k]), %%xmm5\n\t"                   \
     "vpsrlw $4, %%xmm0, %%xmm1\n\t"                  \
@@ -118,54 +120,74 @@ HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t ka[16], cons
     "vpshufb %%xmm0, %%xmm8, %%xmm0\n\t"             \
     "vpshufb %%xmm1, %%xmm12, %%xmm1\n\t"            \
     "vpshufb 176(%[c]), %%xmm4, %%xmm4\n\t"          \
-    "vpxor 32(%[y]), %%xmm5, %%xmm5\n\t"             \
-    "vpxor 48(%[y]), %%xmm5, %%xmm5\n\t"             \
     "vpxor 0(%[y]), %%xmm5, %%xmm5\n\t"              \
+    "vpxor 32(%[y]), %%xmm5, %%xmm5\n\t"             \
+    "vpxor %%xmm7, %%xmm5, %%xmm5\n\t"               \
     "vpxor %%xmm1, %%xmm0, %%xmm0\n\t"               \
-    "vpshufb 128(%[c]), %%xmm0, %%xmm0\n\t"          \
+    ROT0                                             \
     "vpxor %%xmm2, %%xmm3, %%xmm3\n\t"               \
     "vpxor %%xmm4, %%xmm0, %%xmm0\n\t"               \
     "vpxor %%xmm3, %%xmm0, %%xmm3\n\t"               \
     "vpxor %%xmm3, %%xmm5, %%xmm0\n\t"               \
-    "vpxor 0(%[y]), %%xmm3, %%xmm3\n\t"              \
-    "vmovdqa %%xmm3, 64(%[y])\n\t"                   \
-    "vmovq %%xmm3, (%[m])\n\t"
+    "vpxor 0(%[y]), %%xmm3, %%xmm7\n\t"              \
+    "vmovdqa %%xmm7, 64(%[y])\n\t"                   \
+    STORE " %%xmm7, (%[m])\n\t"
 
-// The 32 rounds of one chain: y[0..3] in, y[4..35] and mk[0..31] (M domain) out.
+// The 32 rounds: y[0..3] in, y[4..35] and mk (M domain) out. kPair: two
+// keys in the lanes (a, b, a, b), mk as 32 pairs (a, b); else one key,
+// broadcast, mk as 32 words.
+#define HWACCEL_SM4_KROUNDS(ROT0, STORE, MSTEP)      \
+        "vmovdqa 0(%[c]), %%xmm8\n\t"                 \
+        "vmovdqa 16(%[c]), %%xmm9\n\t"                \
+        "vmovdqa 32(%[c]), %%xmm10\n\t"               \
+        "vmovdqa 48(%[c]), %%xmm11\n\t"               \
+        "vmovdqa 64(%[c]), %%xmm12\n\t"               \
+        "vmovdqa 80(%[c]), %%xmm13\n\t"               \
+        "vmovdqa 96(%[c]), %%xmm14\n\t"               \
+        "vmovdqa 112(%[c]), %%xmm15\n\t"              \
+        "vmovdqa 48(%[y]), %%xmm7\n\t"                \
+        "vmovdqa 0(%[k]), %%xmm0\n\t"                 \
+        "vpxor 16(%[y]), %%xmm0, %%xmm0\n\t"          \
+        "vpxor 32(%[y]), %%xmm0, %%xmm0\n\t"          \
+        "vpxor %%xmm7, %%xmm0, %%xmm0\n\t"            \
+        "1:\n\t"                                      \
+        HWACCEL_SM4_KROUND(ROT0, STORE)                \
+        "add $16, %[k]\n\t"                           \
+        "add $16, %[y]\n\t"                           \
+        "add $" MSTEP ", %[m]\n\t"                    \
+        "dec %[n]\n\t"                                \
+        "jnz 1b\n\t"                                  \
+        "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"            \
+        "vpxor %%xmm1, %%xmm1, %%xmm1\n\t"            \
+        "vpxor %%xmm2, %%xmm2, %%xmm2\n\t"            \
+        "vpxor %%xmm3, %%xmm3, %%xmm3\n\t"            \
+        "vpxor %%xmm4, %%xmm4, %%xmm4\n\t"            \
+        "vpxor %%xmm5, %%xmm5, %%xmm5\n\t"            \
+        "vpxor %%xmm6, %%xmm6, %%xmm6\n\t"            \
+        "vpxor %%xmm7, %%xmm7, %%xmm7\n\t"
+
+template <bool kPair>
 HWACCEL_SM4_INLINE void key_rounds(__m128i* y, uint32_t* mk) {
     const KeyConsts* c = &kKey;
     const Table16* k = kKey.ck;
     size_t n = 32;
-    __asm__ volatile(
-        "vmovdqa 0(%[c]), %%xmm8\n\t"
-        "vmovdqa 16(%[c]), %%xmm9\n\t"
-        "vmovdqa 32(%[c]), %%xmm10\n\t"
-        "vmovdqa 48(%[c]), %%xmm11\n\t"
-        "vmovdqa 64(%[c]), %%xmm12\n\t"
-        "vmovdqa 80(%[c]), %%xmm13\n\t"
-        "vmovdqa 96(%[c]), %%xmm14\n\t"
-        "vmovdqa 112(%[c]), %%xmm15\n\t"
-        "vmovdqa 0(%[k]), %%xmm0\n\t"
-        "vpxor 16(%[y]), %%xmm0, %%xmm0\n\t"
-        "vpxor 32(%[y]), %%xmm0, %%xmm0\n\t"
-        "vpxor 48(%[y]), %%xmm0, %%xmm0\n\t"
-        "1:\n\t"
-        HWACCEL_SM4_KROUND
-        "add $16, %[k]\n\t"
-        "add $16, %[y]\n\t"
-        "add $8, %[m]\n\t"
-        "dec %[n]\n\t"
-        "jnz 1b\n\t"
-        "vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
-        "vpxor %%xmm3, %%xmm3, %%xmm3\n\t"
-        "vpxor %%xmm5, %%xmm5, %%xmm5\n\t"
-        : [k] "+r"(k), [y] "+r"(y), [m] "+r"(mk), [n] "+r"(n)
-        : [c] "r"(c)
-        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm8", "xmm9", "xmm10",
-          "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    if constexpr (kPair) {
+        __asm__ volatile(HWACCEL_SM4_KROUNDS("vpshufb 128(%[c]), %%xmm0, %%xmm0\n\t", "vmovq", "8")
+                         : [k] "+r"(k), [y] "+r"(y), [m] "+r"(mk), [n] "+r"(n)
+                         : [c] "r"(c)
+                         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    } else {
+        __asm__ volatile(HWACCEL_SM4_KROUNDS("", "vmovd", "4")
+                         : [k] "+r"(k), [y] "+r"(y), [m] "+r"(mk), [n] "+r"(n)
+                         : [c] "r"(c)
+                         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    }
 }
-// The standard round keys of both chains from the M-domain words (mk: pairs
-// (a, b)): enc, and dec reversed. a == b (one key) is allowed.
+
+// The standard round keys of both keys of a pair from the M-domain words
+// (mk: pairs (a, b)): enc, and dec reversed.
 HWACCEL_SM4_INLINE void keys_from_m(Sm4Key* a, Sm4Key* b, const uint32_t mk[64]) {
     const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     for (int j = 0; j < 8; ++j) {
@@ -178,15 +200,14 @@ HWACCEL_SM4_INLINE void keys_from_m(Sm4Key* a, Sm4Key* b, const uint32_t mk[64])
     for (int i = 0; i < 32; ++i) b->dec[i] = b->enc[31 - i];
 }
 
-// Both keys through one chain (a == b, ka == kb for one key).
-HWACCEL_SM4_INLINE void schedule_two(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    __m128i y[36];
-    alignas(32) uint32_t mk[64];
-    key_chain_start(y, ka, kb);
-    key_rounds(y, mk);
-    keys_from_m(a, b, mk);
-    secure_zero(y, sizeof y);
-    secure_zero(mk, sizeof mk);
+// The standard round keys of one chain from its M-domain words: enc, and
+// dec reversed.
+HWACCEL_SM4_INLINE void key_from_m(Sm4Key* key, const uint32_t mk[32]) {
+    for (int j = 0; j < 4; ++j) {
+        const __m256i v = affine256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mk + 8 * j)), kMinvLo, kMinvHi);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(key->enc + 8 * j), v);
+    }
+    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
 }
 
 // Round keys of the serial path, M domain with c1, each spread to 8 bytes
@@ -376,14 +397,26 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
 // Standard round keys (the portable engine's format). Constant time: the
 // S-box is AESENCLAST plus register look-ups.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    schedule_two(key, user_key, key, user_key);
+    __m128i y[36];
+    alignas(32) uint32_t mk[32];
+    key_chain_start(y, user_key, user_key);
+    key_rounds<false>(y, mk);
+    key_from_m(key, mk);
+    secure_zero(y, sizeof y);
+    secure_zero(mk, sizeof mk);
     write_serial_keys(key->engine_data + kSerialEnc, key->enc);
     write_serial_keys(key->engine_data + kSerialDec, key->dec);
 }
 
-// The two keys in the lanes of one chain: a pair costs what one key does.
+// The two keys in the lanes of one chain: a pair costs about what one key does.
 void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    schedule_two(a, ka, b, kb);
+    __m128i y[36];
+    alignas(32) uint32_t mk[64];
+    key_chain_start(y, ka, kb);
+    key_rounds<true>(y, mk);
+    keys_from_m(a, b, mk);
+    secure_zero(y, sizeof y);
+    secure_zero(mk, sizeof mk);
     write_serial_keys(a->engine_data + kSerialEnc, a->enc);
     write_serial_keys(a->engine_data + kSerialDec, a->dec);
     write_serial_keys(b->engine_data + kSerialEnc, b->enc);
