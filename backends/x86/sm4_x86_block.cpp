@@ -33,14 +33,19 @@ namespace {
 // ^ (x <<< 23), run in xmm registers the way the cipher's rounds are (see
 // sm4_x86_maths.hpp): the words kept in the M domain, Y = M K, so that the
 // S-box input Y1 ^ Y2 ^ Y3 ^ (M CK_i ^ c1) needs no look-up before
-// AESENCLAST, and after it M L' N as nibble tables and byte rotations. Each
-// word is broadcast to the four lanes, so ShiftRows moves nothing. L' in
+// AESENCLAST, and after it M L' N as nibble tables and byte rotations. L' in
 // bytes (little-endian byte j of the word, source byte j - d):
 //     out_j = in_j ^ (in_{j-1} << 5) ^ (in_{j-2} >> 3) ^ (in_{j-2} << 7) ^ (in_{j-3} >> 1)
 // (shifts within the byte), so U_d = M T_d N with T_0 = 1, T_1 = <<5,
-// T_2 = >>3 ^ <<7, T_3 = >>1, each rotated into place by a byte shuffle.
-// The words through a GPR for L' (the generic expand with an xmm S-box)
-// measured about twice this chain's latency.
+// T_2 = >>3 ^ <<7, T_3 = >>1, each rotated into place by a byte shuffle that
+// also undoes ShiftRows. One key is broadcast to the four lanes (ShiftRows
+// then moves nothing, and u_0 needs no shuffle); a pair sits in lanes
+// (a, b, a, b) of the same chain and costs about what one key does.
+// Against the generic expand with an xmm S-box (every word to xmm and back
+// to a GPR for L'): set_key 483 against 735 TSC ticks, set_key_pair 525
+// against 756 (medians, interleaved, Zen 5 under load). The chain is the
+// limit: a round costs about 13 ticks, and neither fewer shuffles nor the
+// words in registers instead of memory measured faster.
 constexpr uint8_t key_t_d(int d, unsigned x) {
     switch (d) {
         case 0: return static_cast<uint8_t>(x);
