@@ -37,32 +37,4 @@ inline void expand(Sm4Key* key, const uint8_t user_key[16], SboxWord sbox_word) 
     secure_zero(k, sizeof k);
 }
 
-// expand on two keys at once (Sm4Engine::set_key_pair's rules: a != b), the
-// two chains interleaved round by round so that their S-box latencies
-// overlap: a pair costs about one chain where two calls cost two.
-template <class SboxWord>
-inline void expand_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16],
-                        SboxWord sbox_word) {
-    uint32_t x[4], y[4];
-    for (int i = 0; i < 4; ++i) {
-        x[i] = load_be32(ka + 4 * i) ^ kFK[i];
-        y[i] = load_be32(kb + 4 * i) ^ kFK[i];
-    }
-    for (int i = 0; i < 32; ++i) {
-        const uint32_t ck = ck_word(i);
-        const uint32_t s = sbox_word(x[(i + 1) & 3] ^ x[(i + 2) & 3] ^ x[(i + 3) & 3] ^ ck);
-        const uint32_t t = sbox_word(y[(i + 1) & 3] ^ y[(i + 2) & 3] ^ y[(i + 3) & 3] ^ ck);
-        x[i & 3] ^= s ^ rotl32(s, 13) ^ rotl32(s, 23);
-        y[i & 3] ^= t ^ rotl32(t, 13) ^ rotl32(t, 23);
-        a->enc[i] = x[i & 3];
-        b->enc[i] = y[i & 3];
-    }
-    for (int i = 0; i < 32; ++i) {
-        a->dec[i] = a->enc[31 - i];
-        b->dec[i] = b->enc[31 - i];
-    }
-    secure_zero(x, sizeof x);
-    secure_zero(y, sizeof y);
-}
-
 }  // namespace hwaccel::sm4_schedule
