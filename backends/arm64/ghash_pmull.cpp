@@ -44,6 +44,7 @@
 #include <cstring>
 
 #include "arm64/arm64_engines.hpp"
+#include "arm64/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 
@@ -176,21 +177,6 @@ HWACCEL_PMULL_INLINE void ensure_powers(GhashKey* key, size_t n) {
 HWACCEL_PMULL_INLINE const GhashKey* per_group(const GhashKey* key) {
     __asm__("" : "+r"(key));
     return key;
-}
-
-// The caller-saved vector registers held H's powers, Y and the products:
-// clear them (v8-v15 are callee-saved; see the top of the file).
-HWACCEL_PMULL_INLINE void clear_vector_registers() {
-    asm volatile(
-        "movi v0.16b, #0\n movi v1.16b, #0\n movi v2.16b, #0\n movi v3.16b, #0\n"
-        "movi v4.16b, #0\n movi v5.16b, #0\n movi v6.16b, #0\n movi v7.16b, #0\n"
-        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-        "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
-        "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" ::
-            : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
-              "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
-              "v31");
 }
 
 // GHASH over blocks X_0..X_{m-1} from Y is sum_i (X_i ^ [i = 0] Y) * H^(m - i):

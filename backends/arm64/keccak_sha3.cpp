@@ -53,6 +53,7 @@
 
 #include <cstring>
 
+#include "arm64/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 
 #if !defined(__aarch64__) || !defined(__ARM_FEATURE_SHA3) || defined(__AARCH64EB__)
@@ -265,21 +266,6 @@ __attribute__((noinline)) HWK_NO_PRESCHEDULE void sponge(uint64_t state[25], con
 #undef HWK_ROUND
 #undef HWK_NO_PRESCHEDULE
 #undef HWK_XAR
-
-// The caller-saved vector registers held the state: clear them (v8-v15 are
-// callee-saved, so sponge() restored the caller's values there).
-inline void clear_vector_registers() {
-    asm volatile(
-        "movi v0.16b, #0\n movi v1.16b, #0\n movi v2.16b, #0\n movi v3.16b, #0\n"
-        "movi v4.16b, #0\n movi v5.16b, #0\n movi v6.16b, #0\n movi v7.16b, #0\n"
-        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-        "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
-        "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" ::
-            : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
-              "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
-              "v31");
-}
 
 void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
     if (nblocks == 0) return;
