@@ -7,10 +7,15 @@
 // 32-bit lanes, memory byte order, A1 domain. Per round the chain is one
 // GF2P8AFFINEINVQB, a byte rotation (PSHUFB) and two XORs: with
 // u_i = Y_{i+1} ^ Y_{i+2} ^ Y_{i+3} ^ rk'_i the S-box input of round i and
-// Y_{i+4} = Y_i ^ V(u_i),
-//     u_{i+1} = (Y_i ^ Y_{i+2} ^ Y_{i+3} ^ rk'_{i+1}) ^ V(u_i)
-// where the bracket is known before u_i is: V's five terms are summed as
-// ((q ^ v0) ^ rol24 v3) ^ (rol8 v1 ^ rol16 v1).
+// Y_{i+4} = Y_i ^ V(u_i), Y_{i+2} ^ Y_{i+3} = u_i ^ Y_{i+1} ^ rk'_i, so
+//     u_{i+1} = (u_i ^ b_i) ^ V(u_i),  b_i = Y_i ^ Y_{i+1} ^ rk'_i ^ rk'_{i+1}
+// where b_i depends on words computed at least three rounds before (the
+// key words hold rk'_i ^ rk'_{i+1}): u_i ^ b_i is one XOR after u_i, done
+// while the GFNI ops run, and V's five terms are summed as
+// ((u_i ^ b_i ^ v0) ^ rol24 v3) ^ (rol8 v1 ^ rol16 v1). The new word
+// Y_{i+4} = Y_i ^ V(u_i) = Y_i ^ u_{i+1} ^ (u_i ^ b_i) follows off the chain.
+// (Summing from Y_{i+4} instead, as the bulk kernels do, puts two more XORs
+// on the chain: Zen 5, 12 cycles a round instead of 9.7.)
 //
 // No per-file compile flags: the code below the includes is compiled for
 // GFNI + AVX2 through #pragma GCC target, VEX encodings only (no AVX-512 in
@@ -41,9 +46,10 @@ namespace {
 HWACCEL_SM4_INLINE __m128i ld(const Shuffle16& s) { return _mm_load_si128(reinterpret_cast<const __m128i*>(s.b)); }
 HWACCEL_SM4_INLINE __m128i mat(uint64_t a) { return _mm_set1_epi64x(static_cast<long long>(a)); }
 
-// The one-block path's round keys: rk' = A1 rk ^ c1 in memory byte order,
-// one 32-bit word per round, then a zero word that round 31 reads as "the
-// next key". Both directions, written by set_key into the key's engine data.
+// The one-block path's key words, from rk' = A1 rk ^ c1 in memory byte
+// order: word 0 is rk'_0 (for u_0), word 1 + i is rk'_i ^ rk'_{i+1} (for b_i,
+// with rk'_32 = 0: round 31's "next key" is none), then zero padding. Both
+// directions, written by set_key into the key's engine data.
 constexpr size_t kKeyWords = 36;
 constexpr size_t kEncOffset = 0, kDecOffset = 4 * kKeyWords;
 static_assert(2 * 4 * kKeyWords <= Sm4Key::kEngineDataSize, "one-block keys fit the key's engine data");
@@ -56,6 +62,13 @@ void write_domain_keys(uint8_t* dst, const uint32_t rk[32]) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * j), _mm256_gf2p8affine_epi64_epi8(v, a1, kC1));
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 128), _mm_setzero_si128());
+    // Words 1..32 become rk'_{i} ^ rk'_{i+1} in place, from the top down (a
+    // chunk's stores land above what the next chunk down reads).
+    for (int j = 3; j >= 0; --j) {
+        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + 32 * j));
+        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + 32 * j + 4));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * j + 4), _mm256_xor_si256(lo, hi));
+    }
 }
 HWACCEL_SM4_INLINE const uint32_t* domain_keys(const Sm4Key* key, Sm4Direction direction) {
     return reinterpret_cast<const uint32_t*>(key->engine_data +
@@ -157,39 +170,61 @@ HWACCEL_SM4_INLINE RoundConsts round_consts() {
     return {mat(kF0), mat(kF1), mat(kF3), ld(kRol8), ld(kRol16), ld(kRol24)};
 }
 
-// Round i: u is its S-box input; ya = Y_i becomes Y_{i+4}; yb = Y_{i+2},
-// yc = Y_{i+3}; knext = rk'_{i+1}. Leaves u_{i+1} in u.
-HWACCEL_SM4_INLINE void round(const RoundConsts& c, __m128i& u, __m128i& ya, __m128i yb, __m128i yc,
-                              __m128i knext) {
+// Round i: u is its S-box input; ya = Y_i becomes Y_{i+4}; yb = Y_{i+1};
+// kk = rk'_i ^ rk'_{i+1}. Leaves u_{i+1} in u. kFirst (round 0): Y_0 joins
+// last, as u_{i+1} = ((u_i ^ Y_1 ^ kk) ^ V(u_i)) ^ Y_0, since in the serial
+// modes Y_0 is the previous block's last word, still being computed while
+// this block's u_0 (from its other three words) is ready.
+template <bool kFirst = false>
+HWACCEL_SM4_INLINE void round(const RoundConsts& c, __m128i& u, __m128i& ya, __m128i yb, __m128i kk) {
     // v0 last: it has one operation fewer after it than v1 and v3.
     const __m128i v1 = _mm_gf2p8affineinv_epi64_epi8(u, c.f1, kF1c);
     const __m128i v3 = _mm_gf2p8affineinv_epi64_epi8(u, c.f3, kF3c);
     const __m128i v0 = _mm_gf2p8affineinv_epi64_epi8(u, c.f0, kF0c);
-    const __m128i p = _mm_xor_si128(_mm_xor_si128(yb, yc), knext);
-    __m128i q = _mm_xor_si128(p, ya);
-    // Opaque to the compiler, like w and z below: otherwise it reassociates
-    // the XORs into a longer chain (Y ^ V first and u from that).
-    __asm__("" : "+x"(q));
+    // Opaque to the compiler, like a, w and z below: otherwise it
+    // reassociates the XORs into a longer chain (u ^ Y first, the key last).
+    __m128i b = kFirst ? _mm_xor_si128(yb, kk) : _mm_xor_si128(_mm_xor_si128(ya, yb), kk);
+    __asm__("" : "+x"(b));
+    const __m128i ub = _mm_xor_si128(u, b);
+    __m128i a = _mm_xor_si128(ub, v0);  // early: ub and v0 come first
+    __asm__("" : "+x"(a));
     __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
-    __m128i z = _mm_xor_si128(_mm_xor_si128(q, v0), _mm_shuffle_epi8(v3, c.r24));
+    __m128i z = _mm_xor_si128(a, _mm_shuffle_epi8(v3, c.r24));
     __asm__("" : "+x"(w), "+x"(z));  // the two halves as written, each two deep
-    u = _mm_xor_si128(z, w);
-    ya = _mm_xor_si128(u, p);
+    const __m128i next = _mm_xor_si128(z, w);
+    if constexpr (kFirst) {
+        u = _mm_xor_si128(next, ya);
+        ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
+    } else {
+        __m128i e = _mm_xor_si128(ub, ya);
+        __asm__("" : "+x"(e));
+        ya = _mm_xor_si128(e, next);  // Y_i ^ V(u_i), one XOR after u_{i+1}
+        u = next;
+    }
 }
 
-HWACCEL_SM4_INLINE __m128i key_at(const uint32_t* k, int i) { return _mm_set1_epi32(static_cast<int>(k[i])); }
+// VBROADCASTSS from memory: a load alone (GCC makes _mm_set1_epi32 of a
+// loaded word a VMOVD and a VPSHUFD, the latter on the GFNI ops' pipes).
+HWACCEL_SM4_INLINE __m128i key_at(const uint32_t* k, int i) {
+    return _mm_castps_si128(_mm_broadcast_ss(reinterpret_cast<const float*>(k + i)));
+}
 
 // The 32 rounds on one block's words; returns the output words in block
 // order, (Y35, Y34, Y33, Y32).
 HWACCEL_SM4_INLINE Words rounds(const uint32_t* k, const Words& x) {
     const RoundConsts c = round_consts();
     __m128i y0 = x.w[0], y1 = x.w[1], y2 = x.w[2], y3 = x.w[3];
-    __m128i u = _mm_xor_si128(_mm_xor_si128(y1, y2), _mm_xor_si128(y3, key_at(k, 0)));
+    // Y_1 last (the newest of the three when the words are the previous
+    // block's output).
+    __m128i t = _mm_xor_si128(_mm_xor_si128(y3, key_at(k, 0)), y2);
+    __asm__("" : "+x"(t));
+    __m128i u = _mm_xor_si128(t, y1);
+    round<true>(c, u, y0, y1, key_at(k, 1));
     for (int i = 0; i < 32; i += 4) {
-        round(c, u, y0, y2, y3, key_at(k, i + 1));
-        round(c, u, y1, y3, y0, key_at(k, i + 2));
-        round(c, u, y2, y0, y1, key_at(k, i + 3));
-        round(c, u, y3, y1, y2, key_at(k, i + 4));  // i + 4 = 32: the zero word
+        if (i > 0) round(c, u, y0, y1, key_at(k, i + 1));
+        round(c, u, y1, y2, key_at(k, i + 2));
+        round(c, u, y2, y3, key_at(k, i + 3));
+        round(c, u, y3, y0, key_at(k, i + 4));  // i + 4 = 32: rk'_31 alone
     }
     return {{y3, y2, y1, y0}};
 }
