@@ -5,7 +5,8 @@
 // kernel packs two groups into one zmm (16 blocks) and runs the rounds on up
 // to 6 zmm groups (96 blocks) at once: up to 3 with intrinsics, more in the
 // inline-assembly kernel of sm4_x86_gfni_zmm_asm.hpp. One block and the
-// serial modes: the GFNI one-block path (sm4_x86_gfni_block.cpp).
+// serial modes: the GFNI one-block path's EVEX form
+// (sm4_x86_gfni512_block.cpp); the key schedule: sm4_x86_gfni_block.cpp.
 //
 // No per-file compile flags: the kernel and the modes are compiled for
 // GFNI/AVX-512 through #pragma GCC target below; available() and every
@@ -22,6 +23,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "x86/sm4_x86_engines.hpp"
+#include "x86/sm4_x86_gfni512_block.hpp"
 #include "x86/sm4_x86_gfni_block.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
@@ -228,15 +230,26 @@ struct GfniAvx512Kernel {
     }
 
     static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-        return gfni::crypt_block(key, direction, block);
+        return gfni512::crypt_block(key, direction, block);
     }
 };
+
+// The GFNI engine table with this engine's EVEX one-block path
+// (sm4_x86_gfni512_block.cpp) for single blocks and the serial modes.
+constexpr Sm4Engine with_evex_one_block(Sm4Engine e) {
+    e.encrypt_block = gfni512::encrypt_block;
+    e.cbc_encrypt = gfni512::cbc_encrypt;
+    e.cfb_encrypt = gfni512::cfb_encrypt;
+    e.ofb = gfni512::ofb;
+    e.ccm = gfni512::ccm;
+    return e;
+}
 
 }  // namespace
 }  // namespace hwaccel::x86::sm4x
 
-const hwaccel::Sm4Engine hwaccel::x86::sm4_gfni_avx512 =
-    sm4x::gfni_engine<sm4x::GfniAvx512Kernel>("gfni-avx512", sm4_gfni_avx512_available);
+const hwaccel::Sm4Engine hwaccel::x86::sm4_gfni_avx512 = sm4x::with_evex_one_block(
+    sm4x::gfni_engine<sm4x::GfniAvx512Kernel>("gfni-avx512", sm4_gfni_avx512_available));
 
 #pragma GCC diagnostic pop
 #pragma GCC pop_options

@@ -1,0 +1,24 @@
+// The gfni-avx512 engine's own one-block path (sm4_x86_gfni512_block.cpp):
+// the serial modes of sm4_x86_gfni_serial.hpp over an EVEX round
+// (VPTERNLOGD, VPROLD), on the key words gfni::set_key writes. ISA-free to
+// include: only declarations, as in sm4_x86_gfni_block.hpp.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwaccel/engines.hpp"
+
+namespace hwaccel::x86::sm4x::gfni512 {
+
+__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block);
+void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]);
+void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
+         uint8_t counter[16], uint8_t mac[16]);
+
+}  // namespace hwaccel::x86::sm4x::gfni512
