@@ -1,6 +1,8 @@
 // The one-block path of the x86 GFNI SM4 engines (declared in
-// sm4_x86_gfni_block.hpp): the key schedule, one block through 32 folded
-// rounds (sm4_x86_gfni_maths.hpp), and the serial modes. No look-up, no
+// sm4_x86_gfni_block.hpp): the key schedule, and the VEX round for one block
+// through 32 folded rounds (sm4_x86_gfni_maths.hpp) and the serial modes
+// (sm4_x86_gfni_serial.hpp). gfni-avx2 uses all of it, gfni-avx512 the key
+// schedule (its round: sm4_x86_gfni512_block.cpp). No look-up, no
 // secret-dependent branch or address: constant time by construction.
 //
 // Layout: each of the four words in its own xmm register, in all four
@@ -14,8 +16,9 @@
 // while the GFNI ops run, and V's five terms are summed as
 // ((u_i ^ b_i ^ v0) ^ rol24 v3) ^ (rol8 v1 ^ rol16 v1). The new word
 // Y_{i+4} = Y_i ^ V(u_i) = Y_i ^ u_{i+1} ^ (u_i ^ b_i) follows off the chain.
-// (Summing from Y_{i+4} instead, as the bulk kernels do, puts two more XORs
-// on the chain: Zen 5, 12 cycles a round instead of 9.7.)
+// (The earlier form, u_{i+1} = (Y_i ^ Y_{i+2} ^ Y_{i+3} ^ rk'_{i+1}) ^ V(u_i),
+// waited for Y_{i+3}, one XOR after u_i, and two XORs more: on Zen 5 12.0
+// cycles a round in a microbenchmark, this form 9.7.)
 //
 // No per-file compile flags: the code below the includes is compiled for
 // GFNI + AVX2 through #pragma GCC target, VEX encodings only (no AVX-512 in
