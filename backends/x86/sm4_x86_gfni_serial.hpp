@@ -73,7 +73,7 @@ HWACCEL_SM4_INLINE Words rounds(const uint32_t* k, const Words& x) {
     // Y_1 last (the newest of the three when the words are the previous
     // block's output).
     __m128i t = _mm_xor_si128(_mm_xor_si128(y3, key_at(k, 0)), y2);
-    __asm__("" : "+x"(t));
+    __asm__("" : "+v"(t));  // "v": any xmm the target has
     __m128i u = _mm_xor_si128(t, y1);
     R::template round<true>(c, u, y0, y1, key_at(k, 1));
     for (int i = 0; i < 32; i += 4) {
