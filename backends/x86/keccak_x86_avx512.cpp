@@ -528,7 +528,8 @@ bool squeeze(uint64_t state[25], uint8_t* out, size_t out_len, size_t rate) {
 // than once for a separate permute). Longer output goes on as squeeze().
 bool finish(uint64_t state[25], const uint8_t* data, size_t len, size_t rate, uint8_t pad,
             uint8_t* out, size_t out_len) {
-    if (size_t whole = len / rate) {
+    // (The sponge passes less than a block: a compare, not a division.)
+    if (size_t whole = len < rate ? 0 : len / rate) {
         hwaccel_keccak_x86_avx512_sponge(state, data, whole, rate, nullptr, 0);
         data += whole * rate;
         len -= whole * rate;
