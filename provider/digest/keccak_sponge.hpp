@@ -30,7 +30,11 @@ public:
     }
 
     void reset() {
-        secure_zero(data_.lanes, sizeof data_.lanes);  // libc memset: no rep stosq (see bytes.hpp)
+        // libc memset: no rep stosq (see bytes.hpp). Tried: 25 8-byte stores,
+        // so that the engine's 8-byte loads of a new state are forwarded
+        // (faster in a tight memset-then-absorb loop, 1-4% slower at 256
+        // bytes through EVP); and the tail copied in 8-byte moves: no gain.
+        secure_zero(data_.lanes, sizeof data_.lanes);
         buffered_ = 0;
         squeezing_ = false;
         holding_ = engine_->oneshot != nullptr;
