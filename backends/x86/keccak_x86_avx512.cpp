@@ -509,7 +509,9 @@ void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate
     if (nblocks != 0) hwaccel_keccak_x86_avx512_sponge(state, data, nblocks, rate, nullptr, 0);
 }
 
-void permute(uint64_t state[25]) { hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0, nullptr, 0); }
+void permute(uint64_t state[25]) {
+    hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0, nullptr, 0);
+}
 
 // Whole output blocks straight from the registers, the last partial one from
 // the state (byte i is byte i % 8 of lane i / 8: x86 is little-endian).
@@ -545,7 +547,7 @@ bool finish(uint64_t state[25], const uint8_t* data, size_t len, size_t rate, ui
     for (size_t i = lanes_bytes; i < len; ++i) last ^= uint64_t{data[i]} << (8 * (i - lanes_bytes));
     state[lanes_bytes / 8] ^= last;
     state[rate / 8 - 1] ^= uint64_t{kKeccakFinalBit} << 56;
-    last = 0;  // held message bytes (a register in practice; the asm below clobbers nothing of it)
+    last = 0;  // it held message bytes; the barrier keeps the clearing
     __asm__ __volatile__("" : : "r"(last) : "memory");
 
     const size_t first = out_len < rate ? out_len : rate;
