@@ -42,9 +42,10 @@
 //   * The final (finish) is one call after the whole blocks: the tail's
 //     whole lanes are XORed from the buffer, the partial lane and padding
 //     are XORed into the state beforehand, and the output's whole lanes go
-//     straight from the registers to out: 3% fewer ticks per SHA3-256 and
-//     SHAKE128 call through EVP at 64 and 256 bytes than a C padding loop,
-//     a bare permute call and a copy (a second call costs about 20 ticks).
+//     straight from the registers to out: 1-4% fewer ticks per SHA3-256
+//     call through EVP at 64 and 256 bytes (SHAKE128 0.5-3%) than a C
+//     padding loop, a bare permute call and a copy (medians of interleaved
+//     runs; a second engine call costs about 20 ticks).
 //   * On return the vector registers are cleared: they held the state.
 //   * Tried and rejected: the same ops from intrinsics (GCC spills and adds
 //     copies: 10% slower than x86-bmi2); parities as a move and two
