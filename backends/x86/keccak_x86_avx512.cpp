@@ -39,6 +39,13 @@
 //   * The block XOR folds the load (64-bit broadcast operand), one op a lane.
 //   * Squeezing (SHAKE output past the first block) runs the same loop and
 //     writes each block's lanes straight from the registers.
+//   * The final (finish) is one call after the whole blocks: the tail's
+//     whole lanes are XORed from the buffer, the partial lane and padding
+//     are XORed into the state beforehand, and the output's whole lanes go
+//     straight from the registers to out: 1-4% fewer ticks per SHA3-256
+//     call through EVP at 64 and 256 bytes (SHAKE128 0.5-3%) than a C
+//     padding loop, a bare permute call and a copy (medians of interleaved
+//     runs; a second engine call costs about 20 ticks).
 //   * On return the vector registers are cleared: they held the state.
 //   * Tried and rejected: the same ops from intrinsics (GCC spills and adds
 //     copies: 10% slower than x86-bmi2); parities as a move and two
@@ -75,23 +82,28 @@
 
 #include <cstring>
 
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
 
 #if !defined(__x86_64__) || !defined(__ELF__) || defined(_WIN32)
 #error "keccak_x86_avx512.cpp is written for x86-64 ELF targets (System V ABI)"
 #endif
 
-// The assembly routine below; rate is a multiple of 8 up to 168, nblocks >= 1.
-// With out null it absorbs as hwaccel_keccak_x86_bmi2_sponge does: for each
-// block, XOR rate / 8 lanes of data into the state (none if rate is 0), then
-// permute. With out non-null it squeezes: for each block, permute, then write
-// rate / 8 lanes to out (data unused). The state stays in registers between
-// blocks either way.
+// The assembly routine below; rate and out_width are multiples of 8 up to
+// 168, nblocks >= 1. For each block: with data non-null, XOR rate / 8 lanes
+// of data into the state (none if rate is 0), as
+// hwaccel_keccak_x86_bmi2_sponge does; then permute; then, with out
+// non-null, write out_width / 8 lanes to out (out_width >= 8). Absorbing
+// and squeezing in one call (data and out both given: the final, nblocks 1)
+// keeps the state in registers from the last block to the output. The state
+// stays in registers between blocks either way.
 extern "C" __attribute__((visibility("hidden"))) void hwaccel_keccak_x86_avx512_sponge(
-    uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate, uint8_t* out);
+    uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate, uint8_t* out,
+    size_t out_width);
 
-// Registers: rdi state, rsi data, rdx blocks left, rcx rate, r8 output, rax
-// the current round's constant, r10 the end of the constants.
+// Registers: rdi state, rsi data, rdx blocks left, rcx rate, r8 output, r9
+// output width, rax the current round's constant, r10 the end of the
+// constants.
 asm(R"ASM(
 .intel_syntax noprefix
 
@@ -130,8 +142,8 @@ hwaccel_keccak_x86_avx512_sponge:
   vmovq xmm24, qword ptr [rdi + 192]
 .Lhwk5_block:
   // Absorbing: XOR the block's rate/8 lanes into the state.
-  test r8, r8
-  jnz .Lhwk5_permute
+  test rsi, rsi
+  jz .Lhwk5_permute
   test rcx, rcx
   jz .Lhwk5_permute
   vpxorq xmm0, xmm0, qword ptr [rsi + 0]{1to2}
@@ -353,72 +365,72 @@ hwaccel_keccak_x86_avx512_sponge:
   add rax, 8
   cmp rax, r10
   jne .Lhwk5_rounds
-  // Squeezing: the block's rate/8 lanes to out.
+  // Squeezing: the block's out_width/8 lanes to out.
   test r8, r8
   jz .Lhwk5_next
   vmovq qword ptr [r8 + 0], xmm0
-  cmp rcx, 8
+  cmp r9, 8
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 8], xmm1
-  cmp rcx, 16
+  cmp r9, 16
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 16], xmm2
-  cmp rcx, 24
+  cmp r9, 24
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 24], xmm3
-  cmp rcx, 32
+  cmp r9, 32
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 32], xmm4
-  cmp rcx, 40
+  cmp r9, 40
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 40], xmm5
-  cmp rcx, 48
+  cmp r9, 48
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 48], xmm6
-  cmp rcx, 56
+  cmp r9, 56
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 56], xmm7
-  cmp rcx, 64
+  cmp r9, 64
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 64], xmm8
-  cmp rcx, 72
+  cmp r9, 72
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 72], xmm9
-  cmp rcx, 80
+  cmp r9, 80
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 80], xmm10
-  cmp rcx, 88
+  cmp r9, 88
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 88], xmm11
-  cmp rcx, 96
+  cmp r9, 96
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 96], xmm12
-  cmp rcx, 104
+  cmp r9, 104
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 104], xmm13
-  cmp rcx, 112
+  cmp r9, 112
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 112], xmm14
-  cmp rcx, 120
+  cmp r9, 120
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 120], xmm15
-  cmp rcx, 128
+  cmp r9, 128
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 128], xmm16
-  cmp rcx, 136
+  cmp r9, 136
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 136], xmm17
-  cmp rcx, 144
+  cmp r9, 144
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 144], xmm18
-  cmp rcx, 152
+  cmp r9, 152
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 152], xmm19
-  cmp rcx, 160
+  cmp r9, 160
   jbe .Lhwk5_squeezed
   vmovq qword ptr [r8 + 160], xmm20
 .Lhwk5_squeezed:
-  add r8, rcx
+  add r8, r9
 .Lhwk5_next:
   sub rdx, 1
   jnz .Lhwk5_block
@@ -495,16 +507,18 @@ namespace hwaccel::x86 {
 namespace {
 
 void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
-    if (nblocks != 0) hwaccel_keccak_x86_avx512_sponge(state, data, nblocks, rate, nullptr);
+    if (nblocks != 0) hwaccel_keccak_x86_avx512_sponge(state, data, nblocks, rate, nullptr, 0);
 }
 
-void permute(uint64_t state[25]) { hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0, nullptr); }
+void permute(uint64_t state[25]) {
+    hwaccel_keccak_x86_avx512_sponge(state, nullptr, 1, 0, nullptr, 0);
+}
 
 // Whole output blocks straight from the registers, the last partial one from
 // the state (byte i is byte i % 8 of lane i / 8: x86 is little-endian).
 bool squeeze(uint64_t state[25], uint8_t* out, size_t out_len, size_t rate) {
     if (size_t whole = out_len / rate) {
-        hwaccel_keccak_x86_avx512_sponge(state, nullptr, whole, rate, out);
+        hwaccel_keccak_x86_avx512_sponge(state, nullptr, whole, rate, out, rate);
         out += whole * rate;
         out_len -= whole * rate;
     }
@@ -512,6 +526,39 @@ bool squeeze(uint64_t state[25], uint8_t* out, size_t out_len, size_t rate) {
         permute(state);
         std::memcpy(out, state, out_len);
     }
+    return true;
+}
+
+// The final in as few calls as possible: whole blocks of data in one call;
+// the tail's partial lane and the padding XORed into the state here; then
+// one call XORs the tail's whole lanes, permutes and writes the output's
+// whole lanes from the registers (the padded block never goes through a
+// buffer, and the state is loaded and cleared once for the final rather
+// than once for a separate permute). Longer output goes on as squeeze().
+bool finish(uint64_t state[25], const uint8_t* data, size_t len, size_t rate, uint8_t pad,
+            uint8_t* out, size_t out_len) {
+    // (The sponge passes less than a block: a compare, not a division.)
+    if (size_t whole = len < rate ? 0 : len / rate) {
+        hwaccel_keccak_x86_avx512_sponge(state, data, whole, rate, nullptr, 0);
+        data += whole * rate;
+        len -= whole * rate;
+    }
+    const size_t lanes_bytes = len & ~size_t{7};
+    uint64_t last = uint64_t{pad} << (8 * (len - lanes_bytes));
+    for (size_t i = lanes_bytes; i < len; ++i) last ^= uint64_t{data[i]} << (8 * (i - lanes_bytes));
+    state[lanes_bytes / 8] ^= last;
+    state[rate / 8 - 1] ^= uint64_t{kKeccakFinalBit} << 56;
+    last = 0;  // it held message bytes; the barrier keeps the clearing
+    __asm__ __volatile__("" : : "r"(last) : "memory");
+
+    const size_t first = out_len < rate ? out_len : rate;
+    const size_t first_lanes = first & ~size_t{7};
+    hwaccel_keccak_x86_avx512_sponge(state, data, 1, lanes_bytes, first_lanes != 0 ? out : nullptr,
+                                     first_lanes);
+    if (first != first_lanes)
+        std::memcpy(out + first_lanes, reinterpret_cast<const uint8_t*>(state) + first_lanes,
+                    first - first_lanes);
+    if (out_len > first) squeeze(state, out + first, out_len - first, rate);
     return true;
 }
 
@@ -526,6 +573,7 @@ const KeccakEngine keccak_x86_avx512 = {
     .available = available,
     .absorb = absorb,
     .permute = permute,
+    .finish = finish,
     .squeeze = squeeze};
 
 }  // namespace hwaccel::x86

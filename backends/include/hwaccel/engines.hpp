@@ -45,7 +45,9 @@ struct KeccakEngine {
 
     // Optional (default null, so engines without them name none of them):
     // for engines whose instruction pads and squeezes by itself (CPACF's
-    // KLMD), where one instruction replaces several absorb/permute calls.
+    // KLMD), where one instruction replaces several absorb/permute calls,
+    // or whose final keeps the padded state in registers through to the
+    // output (x86-avx512's finish: one call instead of a permute and a copy).
     // Null, or false returned for a (rate, pad) the engine cannot do
     // (nothing touched then): the sponge does it with absorb/permute.
     // pad is the byte kSha3Pad or kShakePad (algorithm_facts.hpp); SHA-3 pads
