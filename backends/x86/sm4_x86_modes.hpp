@@ -258,8 +258,9 @@ HWACCEL_SM4_INLINE __m256i tweak_times_xk(__m256i t, __m256i k) {
 // The tweaks of a group, or a batch's, as 32-byte-aligned rows (tweak row k
 // of a group: its blocks 2k and 2k+1). Only ever loaded and stored as whole
 // ymm words: copied as a struct, GCC moved them in 16-byte halves, and the
-// 32-byte loads that read them back stalled on store forwarding (the
-// reason the fused XTS ran 11-14% behind ECB with the same kernel).
+// 32-byte loads that read them back stalled on store forwarding: the
+// larger part of the 11-14% the fused XTS ran behind ECB with the same
+// kernel (vaes-avx2, 16 KiB; `hwaccel-engine-bench sm4-xts` times both).
 struct TweakRows {
     __m256i r[4];
 };
@@ -275,14 +276,14 @@ HWACCEL_SM4_INLINE void first_group_tweaks(__m256i* dst, const uint8_t t0[16]) {
         _mm256_store_si256(dst + j, tweak_times_xk<S>(t, _mm256_setr_epi64x(2 * j, 2 * j, 2 * j + 1, 2 * j + 1)));
 }
 
-// m blocks from group tweaks tw (advanced past the batch's groups); the last
-// group's tweaks stay in last. The batch's tweaks go to t while they are
-// made and are xored back in from there after the rounds.
+// m blocks from group tweaks tw (advanced past the batch's groups). The
+// batch's tweaks go to t[0..G-1] while they are made and are xored back in
+// from there after the rounds; they stay there for the caller (the last
+// batch's give the next tweak), which wipes t once at the end.
 template <class K, XtsStandard S, int G>
 void xts_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in, size_t m, TweakRows& tw,
-               TweakRows& last) {
+               TweakRows* t) {
     Rows x[G];
-    TweakRows t[G];
     __m256i w[4];
     for (int k = 0; k < 4; ++k) w[k] = _mm256_load_si256(&tw.r[k]);
     for (int g = 0; g < G; ++g) {
@@ -293,7 +294,6 @@ void xts_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in, si
         x[g] = to_state<K>(v);
     }
     store_tweaks(tw.r, w);
-    for (int k = 0; k < 4; ++k) _mm256_store_si256(&last.r[k], _mm256_load_si256(&t[G - 1].r[k]));
     K::template rounds<G>(x, keys);
     for (int g = 0; g < G; ++g) {
         const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
@@ -302,7 +302,6 @@ void xts_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in, si
         store_rows_any(out + 128 * g, v, mg);
     }
     K::wipe(x);
-    wipe32(t, 4 * G);
 }
 
 // --- engine entry points, for a kernel ---------------------------------------------
@@ -416,22 +415,23 @@ struct BulkModes {
     [[gnu::noinline]] static void xts_body(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in,
                                            size_t n, uint8_t tweak[16]) {
         if (n == 0) return;
-        TweakRows tw, last;
+        TweakRows tw, t[K::kMaxGroups];
         first_group_tweaks<S>(tw.r, tweak);
         const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
         const size_t total = n;
         while (n != 0) {
             const size_t m = n < kBatch ? n : kBatch;
-            by_groups<K::kMaxGroups>(m, [&](auto g) { xts_batch<K, S, decltype(g)::value>(keys, out, in, m, tw, last); });
+            by_groups<K::kMaxGroups>(m, [&](auto g) { xts_batch<K, S, decltype(g)::value>(keys, out, in, m, tw, t); });
             in += 16 * m;
             out += 16 * m;
             n -= m;
         }
-        // T_total: the first tweak of the group after the last, or inside it.
-        const TweakRows& from = total % 8 == 0 ? tw : last;
+        // T_total: the first tweak of the group after the last, or inside
+        // the last (the last batch's group (total - 1) / 8 % kMaxGroups).
+        const TweakRows& from = total % 8 == 0 ? tw : t[(total - 1) / 8 % K::kMaxGroups];
         std::memcpy(tweak, reinterpret_cast<const uint8_t*>(from.r) + 16 * (total % 8), 16);
         wipe32(&tw, 4);
-        wipe32(&last, 4);
+        wipe32(t, 4 * K::kMaxGroups);
     }
     static void xts(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out, const uint8_t* in,
                     size_t n, uint8_t tweak[16]) {
