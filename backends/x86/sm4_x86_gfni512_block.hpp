@@ -13,6 +13,10 @@
 
 namespace hwaccel::x86::sm4x::gfni512 {
 
+// As gfni::set_key and set_key_pair, with the EVEX schedule round.
+void set_key(Sm4Key* key, const uint8_t user_key[16]);
+void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]);
+
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block);
 void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]);
 void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);

@@ -127,11 +127,13 @@ struct VexRound {
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     set_key_with<VexScheduleRound>(key, user_key);
     _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
+    burn_stack(kScheduleBurn);
 }
 
 void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
     set_key_pair_with<VexScheduleRound>(a, ka, b, kb);
     _mm256_zeroall();  // as set_key
+    burn_stack(kScheduleBurn);
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {

@@ -136,8 +136,11 @@ HWACCEL_SM4_INLINE void schedule(Sm4Key* a, Sm4Key* b, __m256i z) {
     store_halves<kPair>(a, b, kEncWordsAt + 4 * 29, adjacent_xor(prev, zero));
 }
 
-// set_key and set_key_pair less the wipe of the vector registers (the
-// caller's: it knows which its ISA touched).
+// set_key and set_key_pair less the wipes: the vector registers (the
+// caller's: it knows which its ISA touched) and the stack below the caller,
+// burn_stack(kScheduleBurn), where the compiler spills words (GCC 12 puts
+// one group of round keys there in the VEX build: 16 registers are short).
+constexpr size_t kScheduleBurn = 256;
 template <class R>
 HWACCEL_SM4_INLINE void set_key_with(Sm4Key* key, const uint8_t user_key[16]) {
     const __m128i k = _mm_xor_si128(loadu128(user_key), _mm_load_si128(reinterpret_cast<const __m128i*>(kFkBytes.b)));
