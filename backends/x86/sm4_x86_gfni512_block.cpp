@@ -1,7 +1,8 @@
 // The one-block path of the gfni-avx512 engine: sm4_x86_gfni_block.cpp's
-// round (see there) with AVX-512VL's three-input XOR and VPROLD, through the
-// same serial modes (sm4_x86_gfni_serial.hpp) and key words. Per round the
-// chain is a GFNI op, a rotation, an XOR and a VPTERNLOGD:
+// rounds (see there) with AVX-512VL's three-input XOR and VPROLD, through the
+// same serial modes (sm4_x86_gfni_serial.hpp), key schedule
+// (sm4_x86_gfni_schedule.hpp) and key words. Per block round the chain is
+// a GFNI op, a rotation, an XOR and a VPTERNLOGD:
 //     u_{i+1} = (rol8 v1 ^ rol16 v1) ^ (u_i ^ b_i ^ v0) ^ rol24 v3
 // with the first bracket as VPTERNLOGD's destination: on AMD Zen 5 its tied
 // operand is forwarded in 2 cycles, the other two in 3 (measured). The

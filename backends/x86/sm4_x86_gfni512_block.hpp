@@ -1,6 +1,7 @@
 // The gfni-avx512 engine's own one-block path (sm4_x86_gfni512_block.cpp):
-// the serial modes of sm4_x86_gfni_serial.hpp over an EVEX round
-// (VPTERNLOGD, VPROLD), on the key words gfni::set_key writes. ISA-free to
+// the key schedule of sm4_x86_gfni_schedule.hpp and the serial modes of
+// sm4_x86_gfni_serial.hpp over EVEX rounds (VPTERNLOGD, VPROLD), on the
+// same key words as gfni::set_key. ISA-free to
 // include: only declarations, as in sm4_x86_gfni_block.hpp.
 #pragma once
 

@@ -1,8 +1,9 @@
 // The one-block path of the x86 GFNI SM4 engines (declared in
-// sm4_x86_gfni_block.hpp): the key schedule, and the VEX round for one block
-// through 32 folded rounds (sm4_x86_gfni_maths.hpp) and the serial modes
-// (sm4_x86_gfni_serial.hpp). gfni-avx2 uses all of it, gfni-avx512 the key
-// schedule (its round: sm4_x86_gfni512_block.cpp). No look-up, no
+// sm4_x86_gfni_block.hpp): the VEX rounds for the key schedule
+// (sm4_x86_gfni_schedule.hpp) and for one block through 32 folded rounds
+// (sm4_x86_gfni_maths.hpp) and the serial modes (sm4_x86_gfni_serial.hpp).
+// gfni-avx2 uses all of it; gfni-avx512 has its EVEX forms
+// (sm4_x86_gfni512_block.cpp). No look-up, no
 // secret-dependent branch or address: constant time by construction.
 //
 // Layout: each of the four words in its own xmm register, in all four
