@@ -44,7 +44,7 @@ namespace {
 // The round constants in the domain, as lane values (memory byte order).
 struct CkDomain {
     uint32_t first;   // ck'_0
-    uint32_t kk[32];  // ck'_i ^ ck'_{i+1}, ck'_32 = 0 (round 31's b_31 is unused)
+    uint32_t kk[32];  // ck'_i ^ ck'_{i+1}, ck'_32 = 0 (b_31 cancels out of Y_35)
     static constexpr uint32_t domain(uint32_t w) {
         uint32_t r = 0;
         for (int q = 0; q < 4; ++q)
@@ -78,7 +78,7 @@ HWACCEL_SM4_INLINE __m256i bcast_word(const uint32_t* p) {
 // chain (u_i ^ b_i one XOR after u_i).
 HWACCEL_SM4_INLINE __m256i b_word(__m256i ya, __m256i yb, int i) {
     __m256i b = _mm256_xor_si256(_mm256_xor_si256(ya, yb), bcast_word(kCkDomain.kk + i));
-    __asm__("" : "+x"(b));
+    __asm__("" : "+v"(b));  // "v": any register the target has
     return b;
 }
 
@@ -118,7 +118,8 @@ HWACCEL_SM4_INLINE void schedule(Sm4Key* a, Sm4Key* b, __m256i z) {
         // y0..y3 hold rk_{4j}..rk_{4j+3} in the domain: lane k of each half
         // from y_k.
         const __m256i y = _mm256_blend_epi32(_mm256_blend_epi32(y0, y1, 0x22), _mm256_blend_epi32(y2, y3, 0x88), 0xCC);
-        const __m256i k = _mm256_shuffle_epi8(_mm256_gf2p8affine_epi64_epi8(y, mat256(kA1inv), 0), bcast128(kBswap32.b));
+        const __m256i k =
+            _mm256_shuffle_epi8(_mm256_gf2p8affine_epi64_epi8(y, mat256(kA1inv), 0), bcast128(kBswap32.b));
         store_halves<kPair>(a, b, kEncAt + 16 * j, k);
         store_halves<kPair>(a, b, kDecAt + 16 * (7 - j), _mm256_shuffle_epi32(k, 0x1B));
         // The one-block path's words: rk'_{4j..4j+3}, and reversed for decryption.
