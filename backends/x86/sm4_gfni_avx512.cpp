@@ -5,8 +5,8 @@
 // kernel packs two groups into one zmm (16 blocks) and runs the rounds on up
 // to 6 zmm groups (96 blocks) at once: up to 3 with intrinsics, more in the
 // inline-assembly kernel of sm4_x86_gfni_zmm_asm.hpp. One block and the
-// serial modes: the GFNI one-block path's EVEX form
-// (sm4_x86_gfni512_block.cpp); the key schedule: sm4_x86_gfni_block.cpp.
+// serial modes, and the key schedule: the GFNI one-block path's EVEX form
+// (sm4_x86_gfni512_block.cpp).
 //
 // No per-file compile flags: the kernel and the modes are compiled for
 // GFNI/AVX-512 through #pragma GCC target below; available() and every
@@ -235,8 +235,11 @@ struct GfniAvx512Kernel {
 };
 
 // The GFNI engine table with this engine's EVEX one-block path
-// (sm4_x86_gfni512_block.cpp) for single blocks and the serial modes.
+// (sm4_x86_gfni512_block.cpp) for the key schedule, single blocks and the
+// serial modes.
 constexpr Sm4Engine with_evex_one_block(Sm4Engine e) {
+    e.set_key = gfni512::set_key;
+    e.set_key_pair = gfni512::set_key_pair;
     e.encrypt_block = gfni512::encrypt_block;
     e.cbc_encrypt = gfni512::cbc_encrypt;
     e.cfb_encrypt = gfni512::cfb_encrypt;

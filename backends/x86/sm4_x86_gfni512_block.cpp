@@ -1,7 +1,8 @@
 // The one-block path of the gfni-avx512 engine: sm4_x86_gfni_block.cpp's
-// round (see there) with AVX-512VL's three-input XOR and VPROLD, through the
-// same serial modes (sm4_x86_gfni_serial.hpp) and key words. Per round the
-// chain is a GFNI op, a rotation, an XOR and a VPTERNLOGD:
+// rounds (see there) with AVX-512VL's three-input XOR and VPROLD, through the
+// same serial modes (sm4_x86_gfni_serial.hpp), key schedule
+// (sm4_x86_gfni_schedule.hpp) and key words. Per block round the chain is
+// a GFNI op, a rotation, an XOR and a VPTERNLOGD:
 //     u_{i+1} = (rol8 v1 ^ rol16 v1) ^ (u_i ^ b_i ^ v0) ^ rol24 v3
 // with the first bracket as VPTERNLOGD's destination: on AMD Zen 5 its tied
 // operand is forwarded in 2 cycles, the other two in 3 (measured). The
@@ -24,6 +25,7 @@
 
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
+#include "hwaccel/sm4_key_schedule.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
@@ -37,6 +39,7 @@
 
 #include "x86/sm4_x86_simd.hpp"
 #include "x86/sm4_x86_gfni_serial.hpp"
+#include "x86/sm4_x86_gfni_schedule.hpp"
 
 namespace hwaccel::x86::sm4x::gfni512 {
 namespace {
@@ -77,6 +80,33 @@ struct EvexRound {
     }
 };
 
+// The key schedule's round (sm4_x86_gfni_schedule.hpp), EVEX: the
+// rotations by VPROLD, off the GFNI ops' pipes, and the last two XORs as
+// one VPTERNLOGD, the late operand as destination (as in EvexRound).
+struct EvexScheduleRound {
+    struct Consts {
+        __m256i g0, g1, g2, g3;
+    };
+    static HWACCEL_SM4_INLINE Consts consts() { return {mat256(kG0), mat256(kG1), mat256(kG2), mat256(kG3)}; }
+    static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
+        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
+        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
+        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
+        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const __m256i ub = _mm256_xor_si256(u, b);
+        __m256i a = _mm256_xor_si256(ub, w0);
+        __asm__("" : "+v"(a));
+        __m256i x = _mm256_xor_si256(_mm256_rol_epi32(w1, kLaneRol8), _mm256_rol_epi32(w2, kLaneRol16));
+        const __m256i r = _mm256_rol_epi32(w3, kLaneRol24);
+        // x ^= a ^ r, x the destination.
+        __asm__("vpternlogd $0x96, %[r], %[a], %[x]" : [x] "+v"(x) : [a] "v"(a), [r] "v"(r));
+        __m256i e = _mm256_xor_si256(ub, ya);
+        __asm__("" : "+v"(e));
+        ya = _mm256_xor_si256(e, x);  // Y_i ^ V'(u_i)
+        u = x;
+    }
+};
+
 // The serial modes' chaining words and key words end in xmm16-31, which
 // VZEROALL does not reach and little other code touches: cleared on return
 // (the stack below, as in the VEX path, by burn_stack).
@@ -95,6 +125,21 @@ HWACCEL_SM4_INLINE void clear_xmm16_31() {
 }
 
 }  // namespace
+
+// Constant time: the S-box is GFNI instructions.
+void set_key(Sm4Key* key, const uint8_t user_key[16]) {
+    set_key_with<EvexScheduleRound>(key, user_key);
+    clear_xmm16_31();
+    _mm256_zeroall();  // the schedule's words and the round keys, ymm0-31
+    burn_stack(kScheduleBurn);
+}
+
+void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
+    set_key_pair_with<EvexScheduleRound>(a, ka, b, kb);
+    clear_xmm16_31();
+    _mm256_zeroall();  // as set_key
+    burn_stack(kScheduleBurn);
+}
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
     return crypt<EvexRound>(domain_keys(key, direction), block);

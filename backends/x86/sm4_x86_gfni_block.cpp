@@ -1,8 +1,9 @@
 // The one-block path of the x86 GFNI SM4 engines (declared in
-// sm4_x86_gfni_block.hpp): the key schedule, and the VEX round for one block
-// through 32 folded rounds (sm4_x86_gfni_maths.hpp) and the serial modes
-// (sm4_x86_gfni_serial.hpp). gfni-avx2 uses all of it, gfni-avx512 the key
-// schedule (its round: sm4_x86_gfni512_block.cpp). No look-up, no
+// sm4_x86_gfni_block.hpp): the VEX rounds for the key schedule
+// (sm4_x86_gfni_schedule.hpp) and for one block through 32 folded rounds
+// (sm4_x86_gfni_maths.hpp) and the serial modes (sm4_x86_gfni_serial.hpp).
+// gfni-avx2 uses all of it; gfni-avx512 has its EVEX forms
+// (sm4_x86_gfni512_block.cpp). No look-up, no
 // secret-dependent branch or address: constant time by construction.
 //
 // Layout: each of the four words in its own xmm register, in all four
@@ -43,97 +44,40 @@
 
 #include "x86/sm4_x86_simd.hpp"
 #include "x86/sm4_x86_gfni_serial.hpp"
+#include "x86/sm4_x86_gfni_schedule.hpp"
 
 namespace hwaccel::x86::sm4x::gfni {
 namespace {
 
-// The key words of sm4_x86_gfni_serial.hpp from the standard round keys.
-void write_domain_keys(uint8_t* dst, const uint32_t rk[32]) {
-    const __m256i bs = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kBswap32.b)));
-    const __m256i a1 = _mm256_set1_epi64x(static_cast<long long>(kA1));
-    for (int j = 0; j < 4; ++j) {
-        const __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), bs);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * j), _mm256_gf2p8affine_epi64_epi8(v, a1, kC1));
+// The VEX round of the key schedule (sm4_x86_gfni_schedule.hpp): the
+// one-block round (below) with L' for L, four GFNI ops.
+struct VexScheduleRound {
+    struct Consts {
+        __m256i g0, g1, g2, g3, r8, r16, r24;
+    };
+    static HWACCEL_SM4_INLINE Consts consts() {
+        return {mat256(kG0), mat256(kG1), mat256(kG2), mat256(kG3), bcast128(kRol8.b), bcast128(kRol16.b),
+                bcast128(kRol24.b)};
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 128), _mm_setzero_si128());
-    // Words 1..32 become rk'_{i} ^ rk'_{i+1} in place, from the top down (a
-    // chunk's stores land above what the next chunk down reads).
-    for (int j = 3; j >= 0; --j) {
-        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + 32 * j));
-        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + 32 * j + 4));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * j + 4), _mm256_xor_si256(lo, hi));
-    }
-}
-
-// The key schedule (sm4_schedule::expand's rounds) on words broadcast in
-// xmm registers: the S-box's two GFNI instructions and L' act in place, so
-// no word crosses to the integer registers and back on the serial chain
-// (the schedule was a third of a 16-byte SM4-GCM message under a new key).
-HWACCEL_SM4_INLINE __m128i rotl_lanes(__m128i x, int n) {
-    return _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - n));
-}
-// CK_0..CK_31, one table (the loop is not unrolled: no constant folding).
-struct CkTable {
-    uint32_t w[32];
-    constexpr CkTable() : w{} {
-        for (int i = 0; i < 32; ++i) w[i] = sm4_schedule::ck_word(i);
+    static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
+        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
+        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
+        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
+        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const __m256i ub = _mm256_xor_si256(u, b);
+        // Opaque to the compiler, as in VexRound: the sums stay as written.
+        __m256i a = _mm256_xor_si256(ub, w0);
+        __asm__("" : "+x"(a));
+        __m256i x = _mm256_xor_si256(_mm256_shuffle_epi8(w1, c.r8), _mm256_shuffle_epi8(w2, c.r16));
+        __m256i z = _mm256_xor_si256(a, _mm256_shuffle_epi8(w3, c.r24));
+        __asm__("" : "+x"(x), "+x"(z));
+        const __m256i next = _mm256_xor_si256(z, x);
+        __m256i e = _mm256_xor_si256(ub, ya);
+        __asm__("" : "+x"(e));
+        ya = _mm256_xor_si256(e, next);  // Y_i ^ V'(u_i), one XOR after u_{i+1}
+        u = next;
     }
 };
-constexpr CkTable kCk;
-// Round i: k_i ^= L'(S(k_{i+1} ^ k_{i+2} ^ k_{i+3} ^ CK_i)), k_{i+3} the newest.
-HWACCEL_SM4_INLINE void schedule_round(Sm4Key* key, int i, __m128i& ka, __m128i kb, __m128i kc, __m128i kd) {
-    const __m128i early = _mm_xor_si128(_mm_xor_si128(kb, kc), _mm_set1_epi32(static_cast<int>(kCk.w[i])));
-    __m128i x = _mm_xor_si128(early, kd);
-    x = _mm_gf2p8affine_epi64_epi8(x, mat(kA1), kC1);
-    const __m128i t = _mm_gf2p8affineinv_epi64_epi8(x, mat(kA2), kC2);
-    ka = _mm_xor_si128(ka, _mm_xor_si128(t, _mm_xor_si128(rotl_lanes(t, 13), rotl_lanes(t, 23))));
-    key->enc[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(ka));
-}
-void expand(Sm4Key* key, const uint8_t user_key[16]) {
-    __m128i k0 = _mm_set1_epi32(static_cast<int>(load_be32(user_key) ^ sm4_schedule::kFK[0]));
-    __m128i k1 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 4) ^ sm4_schedule::kFK[1]));
-    __m128i k2 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 8) ^ sm4_schedule::kFK[2]));
-    __m128i k3 = _mm_set1_epi32(static_cast<int>(load_be32(user_key + 12) ^ sm4_schedule::kFK[3]));
-    for (int i = 0; i < 32; i += 4) {
-        schedule_round(key, i, k0, k1, k2, k3);
-        schedule_round(key, i + 1, k1, k2, k3, k0);
-        schedule_round(key, i + 2, k2, k3, k0, k1);
-        schedule_round(key, i + 3, k3, k0, k1, k2);
-    }
-    for (int i = 0; i < 32; ++i) key->dec[i] = key->enc[31 - i];
-}
-
-// Two schedules in one chain: key a's words in lanes 0-1, key b's in lanes
-// 2-3 (every step acts lane by lane), so the pair costs one chain.
-HWACCEL_SM4_INLINE __m128i pair_word(const uint8_t* ka, const uint8_t* kb, int j) {
-    const int wa = static_cast<int>(load_be32(ka + 4 * j) ^ sm4_schedule::kFK[j]);
-    const int wb = static_cast<int>(load_be32(kb + 4 * j) ^ sm4_schedule::kFK[j]);
-    return _mm_set_epi32(wb, wb, wa, wa);
-}
-HWACCEL_SM4_INLINE void schedule_round_pair(Sm4Key* a, Sm4Key* b, int i, __m128i& ka, __m128i kb, __m128i kc,
-                                            __m128i kd) {
-    const __m128i early = _mm_xor_si128(_mm_xor_si128(kb, kc), _mm_set1_epi32(static_cast<int>(kCk.w[i])));
-    __m128i x = _mm_xor_si128(early, kd);
-    x = _mm_gf2p8affine_epi64_epi8(x, mat(kA1), kC1);
-    const __m128i t = _mm_gf2p8affineinv_epi64_epi8(x, mat(kA2), kC2);
-    ka = _mm_xor_si128(ka, _mm_xor_si128(t, _mm_xor_si128(rotl_lanes(t, 13), rotl_lanes(t, 23))));
-    a->enc[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(ka));
-    b->enc[i] = static_cast<uint32_t>(_mm_extract_epi32(ka, 2));
-}
-void expand_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    __m128i k0 = pair_word(ka, kb, 0), k1 = pair_word(ka, kb, 1), k2 = pair_word(ka, kb, 2),
-            k3 = pair_word(ka, kb, 3);
-    for (int i = 0; i < 32; i += 4) {
-        schedule_round_pair(a, b, i, k0, k1, k2, k3);
-        schedule_round_pair(a, b, i + 1, k1, k2, k3, k0);
-        schedule_round_pair(a, b, i + 2, k2, k3, k0, k1);
-        schedule_round_pair(a, b, i + 3, k3, k0, k1, k2);
-    }
-    for (int i = 0; i < 32; ++i) {
-        a->dec[i] = a->enc[31 - i];
-        b->dec[i] = b->enc[31 - i];
-    }
-}
 
 // The VEX round (see the top of the file).
 struct VexRound {
@@ -180,21 +124,17 @@ struct VexRound {
 
 }  // namespace
 
-// Constant time: the S-box is two GFNI instructions.
+// Constant time: the S-box is GFNI instructions.
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    expand(key, user_key);
-    write_domain_keys(key->engine_data + kEncOffset, key->enc);
-    write_domain_keys(key->engine_data + kDecOffset, key->dec);
+    set_key_with<VexScheduleRound>(key, user_key);
     _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
+    burn_stack(kScheduleBurn);
 }
 
 void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    expand_pair(a, ka, b, kb);
-    write_domain_keys(a->engine_data + kEncOffset, a->enc);
-    write_domain_keys(a->engine_data + kDecOffset, a->dec);
-    write_domain_keys(b->engine_data + kEncOffset, b->enc);
-    write_domain_keys(b->engine_data + kDecOffset, b->dec);
+    set_key_pair_with<VexScheduleRound>(a, ka, b, kb);
     _mm256_zeroall();  // as set_key
+    burn_stack(kScheduleBurn);
 }
 
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {

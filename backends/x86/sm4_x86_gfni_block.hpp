@@ -2,8 +2,8 @@
 // the key schedule, one block at the lowest latency, and the serial modes
 // built on it. Compiled once, for GFNI + AVX2 with VEX encodings only (what
 // gfni-avx2 requires and gfni-avx512 has too); its functions go straight
-// into gfni-avx2's table, and its key schedule into gfni-avx512's (whose
-// one-block path is the EVEX form, sm4_x86_gfni512_block.hpp). ISA-free to
+// into gfni-avx2's table (gfni-avx512 has the EVEX forms,
+// sm4_x86_gfni512_block.hpp). ISA-free to
 // include: only declarations.
 #pragma once
 

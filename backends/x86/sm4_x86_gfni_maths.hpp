@@ -115,6 +115,29 @@ constexpr uint8_t f_constant(int d) { return affine(kA1, e_map(d, kC2)); }
 constexpr uint64_t kF0 = f_matrix(0), kF1 = f_matrix(1), kF3 = f_matrix(3);
 constexpr uint8_t kF0c = f_constant(0), kF1c = f_constant(1), kF3c = f_constant(3);
 
+// The key schedule's L'(x) = x ^ x<<<13 ^ x<<<23 the same way: output byte j
+// (byte 0 the most significant) is b_j ^ b_{j+1}<<5 ^ (b_{j+2}>>3 ^ b_{j+2}<<7)
+// ^ b_{j+3}>>1, so
+//     L'(s) = s ^ rol8(E'1 s) ^ rol16(E'2 s) ^ rol24(E'3 s)
+// with E'1 = shl5, E'2 = shr3 ^ shl7, E'3 = shr1 (bytewise), and the new
+// key word in the A1 domain is Y0 ^ w0 ^ rol8(w1) ^ rol16(w2) ^ rol24(w3),
+// w_d = A1 E'_d s: one GF2P8AFFINEINVQB each, matrix G_d = A1 E'_d A2,
+// constant A1 E'_d c2.
+constexpr unsigned e_prime_map(int d, unsigned b) {
+    b &= 0xFF;
+    if (d == 0) return b;
+    if (d == 1) return (b << 5) & 0xFF;
+    if (d == 2) return (b >> 3) ^ ((b << 7) & 0xFF);
+    return b >> 1;  // d == 3
+}
+constexpr uint64_t g_matrix(int d) {
+    return matrix_of([d](unsigned y) { return unsigned{affine(kA1, e_prime_map(d, affine(kA2, y)))}; });
+}
+constexpr uint8_t g_constant(int d) { return affine(kA1, e_prime_map(d, kC2)); }
+
+constexpr uint64_t kG0 = g_matrix(0), kG1 = g_matrix(1), kG2 = g_matrix(2), kG3 = g_matrix(3);
+constexpr uint8_t kG0c = g_constant(0), kG1c = g_constant(1), kG2c = g_constant(2), kG3c = g_constant(3);
+
 // Byte rotations of the words of SM4 (big-endian in memory), as PSHUFB masks
 // on the registers' little-endian lanes: word rol8 takes lane byte k from
 // lane byte k + 1, rol16 from k + 2, rol24 from k + 3 (mod 4).
