@@ -10,6 +10,7 @@
 // Only the functions marked with the target attributes use the extensions;
 // available() stays baseline x86-64, so no per-file compile flags.
 #include "hwaccel/cpu.hpp"
+#include "x86/clear_upper_vector_registers.hpp"
 #include "x86/ghash_x86_clmul.hpp"
 #include "x86/ghash_x86_engines.hpp"
 
@@ -144,20 +145,6 @@ HWACCEL_ZMM_INLINE void accumulate_quads(Wide& acc, const GhashKey* key, const u
     accumulate_pairs(acc, key, data, m, i);
 }
 
-// zmm16-31 exist only with AVX-512; the compiler may have used them.
-HWACCEL_ZMM_INLINE void clear_upper_zmm() {
-    __asm__ volatile(
-        "vpxord %%xmm16, %%xmm16, %%xmm16\n\tvpxord %%xmm17, %%xmm17, %%xmm17\n\t"
-        "vpxord %%xmm18, %%xmm18, %%xmm18\n\tvpxord %%xmm19, %%xmm19, %%xmm19\n\t"
-        "vpxord %%xmm20, %%xmm20, %%xmm20\n\tvpxord %%xmm21, %%xmm21, %%xmm21\n\t"
-        "vpxord %%xmm22, %%xmm22, %%xmm22\n\tvpxord %%xmm23, %%xmm23, %%xmm23\n\t"
-        "vpxord %%xmm24, %%xmm24, %%xmm24\n\tvpxord %%xmm25, %%xmm25, %%xmm25\n\t"
-        "vpxord %%xmm26, %%xmm26, %%xmm26\n\tvpxord %%xmm27, %%xmm27, %%xmm27\n\t"
-        "vpxord %%xmm28, %%xmm28, %%xmm28\n\tvpxord %%xmm29, %%xmm29, %%xmm29\n\t"
-        "vpxord %%xmm30, %%xmm30, %%xmm30\n\tvpxord %%xmm31, %%xmm31, %%xmm31"
-        ::: "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
-            "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
-}
 
 __attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(GhashKey* key, uint8_t y_bytes[16],
                                                                    const uint8_t* data, size_t nblocks) {
@@ -176,7 +163,7 @@ __attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(GhashKey* key
         y = finish_group(acc, key, y, nblocks);
     }
     store_reversed(y_bytes, y);
-    clear_upper_zmm();
+    clear_xmm16_31();
     _mm256_zeroall();  // and zmm0-15 whole
 }
 

@@ -26,6 +26,7 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/sm4_key_schedule.hpp"
+#include "x86/clear_upper_vector_registers.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
@@ -106,23 +107,6 @@ struct EvexScheduleRound {
         u = x;
     }
 };
-
-// The serial modes' chaining words and key words end in xmm16-31, which
-// VZEROALL does not reach and little other code touches: cleared on return
-// (the stack below, as in the VEX path, by burn_stack).
-HWACCEL_SM4_INLINE void clear_xmm16_31() {
-    __asm__ volatile(
-        "vpxord %%xmm16, %%xmm16, %%xmm16\n\tvpxord %%xmm17, %%xmm17, %%xmm17\n\t"
-        "vpxord %%xmm18, %%xmm18, %%xmm18\n\tvpxord %%xmm19, %%xmm19, %%xmm19\n\t"
-        "vpxord %%xmm20, %%xmm20, %%xmm20\n\tvpxord %%xmm21, %%xmm21, %%xmm21\n\t"
-        "vpxord %%xmm22, %%xmm22, %%xmm22\n\tvpxord %%xmm23, %%xmm23, %%xmm23\n\t"
-        "vpxord %%xmm24, %%xmm24, %%xmm24\n\tvpxord %%xmm25, %%xmm25, %%xmm25\n\t"
-        "vpxord %%xmm26, %%xmm26, %%xmm26\n\tvpxord %%xmm27, %%xmm27, %%xmm27\n\t"
-        "vpxord %%xmm28, %%xmm28, %%xmm28\n\tvpxord %%xmm29, %%xmm29, %%xmm29\n\t"
-        "vpxord %%xmm30, %%xmm30, %%xmm30\n\tvpxord %%xmm31, %%xmm31, %%xmm31" ::
-            : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
-              "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
-}
 
 }  // namespace
 
