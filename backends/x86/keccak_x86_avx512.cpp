@@ -73,6 +73,18 @@
 //     with all 29 rotates made XORs 9%.
 //     The absorb ladder (a compare per lane) costs nothing measurable
 //     against straight-line XORs of a fixed rate.
+//   * Tried and rejected in 2026-12 (same harness, Zen 5): the parities
+//     accumulated during chi instead of formed at the top of the round
+//     (row 0's outputs copied into five accumulators, rows 1+2 and 3+4
+//     folded in with one vpternlogq each: 95 ops): 5% slower, since the
+//     round's tail after the last chi row is still one op (three cycles
+//     for vpternlogq through a source operand, against two for the
+//     vpxorq that closes the parity here); with the theta of every lane
+//     as one vpternlogq as well (90 ops): 23% slower. A timing-only probe
+//     that takes the parities from row 0 alone (wrong result, but no wait
+//     for the round's last rows) is 24% faster: the cost is the round
+//     boundary, where nothing of the next round can start, not issue.
+//     vpmultishiftqb as a rotate, and vpshufb, share vprolq's two pipes.
 // The round's text was generated with a small bookkeeping script (not part
 // of the build) and checked against a plain C Keccak-f[1600]. Measure with
 // `build/tools/hwaccel-engine-bench sha3` (engine level) and
