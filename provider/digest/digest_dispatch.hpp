@@ -3,7 +3,8 @@
 // OpenSSL's own providers).
 //
 // Algo provides:
-//   using Hasher;                         a value type with update/wipe/reset
+//   using Hasher;                         a value type with update/wipe/reset, and
+//                                         reset_wiped (reset after a wipe)
 //   static Hasher make(const Selection&); bound to this instance's engine
 //   static void finish(Hasher&, uint8_t* out, size_t len);  writes len bytes, wipes
 //   kBlockSize, kDigestSize (the default output length), kXof, kAlgidAbsent
@@ -20,6 +21,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <cstring>
 #include <new>
 #include <type_traits>
 
@@ -121,9 +123,31 @@ class DigestDispatch {
         return true;
     }
 
+    // EVP_DigestFinalXOF's request, made before every XOF final: "xoflen"
+    // alone, as a native size_t. Taken straight, as read_xoflen would take
+    // it (one parameter cannot be repeated), without its search and calls.
+    static bool is_plain_xoflen(const OSSL_PARAM* params) {
+        const OSSL_PARAM& p = params[0];
+        return p.key != nullptr && params[1].key == nullptr &&
+               p.data_type == OSSL_PARAM_UNSIGNED_INTEGER && p.data_size == sizeof(size_t) &&
+               p.data != nullptr && key_is(p.key, OSSL_DIGEST_PARAM_XOFLEN);
+    }
+    // strcmp(key, name) == 0 for a short literal name, inline; stops at the
+    // first difference, so it never reads past the end of a shorter key.
+    template <size_t N>
+    static bool key_is(const char* key, const char (&name)[N]) {
+        for (size_t i = 0; i < N; ++i)
+            if (key[i] != name[i]) return false;
+        return true;
+    }
+
     static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
+        if (params != nullptr && is_plain_xoflen(params)) {
+            std::memcpy(&ctx->xoflen, params[0].data, sizeof(size_t));
+            return 1;
+        }
         return read_xoflen(ctx, params, ctx->xoflen) ? 1 : 0;
     }
 
@@ -135,14 +159,15 @@ class DigestDispatch {
         size_t xoflen = default_length();
         if (!read_xoflen(ctx, params, xoflen)) return 0;
         // Everything goes back to the start, the XOF length included (EVP
-        // reuses a context after final and calls only init). Final already
-        // wiped; only an abandoned message needs wiping here. A new context
-        // (made reset) or one with nothing absorbed is at the start already:
-        // no second reset (EVP 3.0 makes a new context for every init, and
-        // a Keccak reset clears 200 bytes).
+        // 3.1+ reuses a context after final and calls only init). Final
+        // already wiped; only an abandoned message needs wiping here. A wiped
+        // hasher needs no full reset (a Keccak reset clears 200 bytes that
+        // the wipe cleared), and a new context (made reset) or one with
+        // nothing absorbed is at the start already (EVP 3.0 makes a new
+        // context for every init).
         if (ctx->phase == Phase::kAbsorbing || ctx->phase == Phase::kSqueezing)
             ctx->hasher.wipe();
-        if (ctx->phase != Phase::kNew && ctx->phase != Phase::kFresh) ctx->hasher.reset();
+        if (ctx->phase != Phase::kNew && ctx->phase != Phase::kFresh) ctx->hasher.reset_wiped();
         ctx->xoflen = xoflen;
         ctx->phase = Phase::kFresh;
         return 1;

@@ -40,6 +40,11 @@ public:
         holding_ = engine_->oneshot != nullptr;
     }
 
+    // reset() for a sponge that wipe() has cleared since it was last used:
+    // the lanes are zero already, so only the flags go back (a second
+    // 200-byte clear per message where EVP reuses a context after final).
+    void reset_wiped() { holding_ = engine_->oneshot != nullptr; }
+
     size_t rate() const { return rate_; }
     bool squeezing() const { return squeezing_; }
 
@@ -146,7 +151,7 @@ public:
         written_ = 0;
         buffered_ = 0;
         squeezing_ = false;
-        holding_ = false;  // until reset()
+        holding_ = false;  // until reset() or reset_wiped()
     }
 
     const KeccakEngine* engine() const { return engine_; }

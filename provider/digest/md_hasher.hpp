@@ -52,6 +52,9 @@ public:
         d_.buffered = 0;
     }
 
+    // After wipe(): the same as reset() (the initial words must go back).
+    void reset_wiped() { reset(); }
+
     void update(const uint8_t* data, size_t len) {
         d_.total += len;
         if (d_.buffered != 0) {
