@@ -106,6 +106,16 @@ class DigestDispatch {
     static bool read_xoflen(const Ctx* ctx, const OSSL_PARAM params[], size_t& len) {
         if constexpr (Algo::kXof) {
             if (params == nullptr) return true;  // every init from EVP
+            return search_xoflen(ctx, params, len);
+        }
+        return true;
+    }
+    // read_xoflen's search, out of line: its strcmp calls and repeat check
+    // made init and set_ctx_params save six registers and build a frame
+    // on every call, parameters or not.
+    [[gnu::noinline]] static bool search_xoflen(const Ctx* ctx, const OSSL_PARAM params[],
+                                                size_t& len) {
+        if constexpr (Algo::kXof) {
             if (refuses_repeated_params()) {
                 if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
                     raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
