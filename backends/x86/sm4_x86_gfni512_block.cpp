@@ -108,53 +108,14 @@ struct EvexScheduleRound {
     }
 };
 
+using OneBlockRound = EvexRound;
+using ScheduleRound = EvexScheduleRound;
+// VZEROALL does not reach xmm16-31, where EVEX code may keep round state.
+HWACCEL_SM4_INLINE void clear_extra_registers() { clear_xmm16_31(); }
+
 }  // namespace
 
-// Constant time: the S-box is GFNI instructions.
-void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    set_key_with<EvexScheduleRound>(key, user_key);
-    clear_xmm16_31();
-    _mm256_zeroall();  // the schedule's words and the round keys, ymm0-31
-    burn_stack(kScheduleBurn);
-}
-
-void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    set_key_pair_with<EvexScheduleRound>(a, ka, b, kb);
-    clear_xmm16_31();
-    _mm256_zeroall();  // as set_key
-    burn_stack(kScheduleBurn);
-}
-
-__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-    return crypt<EvexRound>(domain_keys(key, direction), block);
-}
-
-void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
-    storeu128(out, crypt<EvexRound>(domain_keys(key, Sm4Direction::kEncrypt), loadu128(in)));
-}
-
-void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kCbc>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kCfb>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kOfb>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
-         uint8_t counter[16], uint8_t mac[16]) {
-    if (n == 0) return;
-    ccm_lanes<EvexRound>(key, direction, out, in, n, counter, mac);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
+#include "x86/sm4_x86_gfni_block_functions.inc"
 
 }  // namespace hwaccel::x86::sm4x::gfni512
 

@@ -122,47 +122,14 @@ struct VexRound {
     }
 };
 
+using OneBlockRound = VexRound;
+using ScheduleRound = VexScheduleRound;
+// VEX code cannot reach xmm16-31: nothing beyond VZEROALL to clear.
+HWACCEL_SM4_INLINE void clear_extra_registers() {}
+
 }  // namespace
 
-// Constant time: the S-box is GFNI instructions.
-void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    set_key_with<VexScheduleRound>(key, user_key);
-    _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
-    burn_stack(kScheduleBurn);
-}
-
-void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    set_key_pair_with<VexScheduleRound>(a, ka, b, kb);
-    _mm256_zeroall();  // as set_key
-    burn_stack(kScheduleBurn);
-}
-
-__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-    return crypt<VexRound>(domain_keys(key, direction), block);
-}
-
-void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
-    storeu128(out, crypt<VexRound>(domain_keys(key, Sm4Direction::kEncrypt), loadu128(in)));
-}
-
-void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kCbc>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kCfb>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kOfb>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
-         uint8_t counter[16], uint8_t mac[16]) {
-    if (n == 0) return;
-    ccm_lanes<VexRound>(key, direction, out, in, n, counter, mac);
-    burn_stack(kSerialBurn);
-}
+#include "x86/sm4_x86_gfni_block_functions.inc"
 
 }  // namespace hwaccel::x86::sm4x::gfni
 
