@@ -69,15 +69,7 @@ struct EvexRound {
         const __m128i r = _mm_rol_epi32(v3, kLaneRol24);
         // x ^= a ^ r, x the destination (the late operand: see the top).
         __asm__("vpternlogd $0x96, %[r], %[a], %[x]" : [x] "+v"(x) : [a] "v"(a), [r] "v"(r));
-        if constexpr (kFirst) {
-            u = _mm_xor_si128(x, ya);
-            ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
-        } else {
-            __m128i e = _mm_xor_si128(ub, ya);
-            __asm__("" : "+v"(e));
-            ya = _mm_xor_si128(e, x);  // Y_i ^ V(u_i), one XOR after u_{i+1}
-            u = x;
-        }
+        end_round<kFirst>(u, ya, ub, x);
     }
 };
 
@@ -90,21 +82,15 @@ struct EvexScheduleRound {
     };
     static HWACCEL_SM4_INLINE Consts consts() { return {mat256(kG0), mat256(kG1), mat256(kG2), mat256(kG3)}; }
     static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
-        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
-        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
-        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
-        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const ScheduleMaps w = schedule_maps(u, c);
         const __m256i ub = _mm256_xor_si256(u, b);
-        __m256i a = _mm256_xor_si256(ub, w0);
+        __m256i a = _mm256_xor_si256(ub, w.w0);
         __asm__("" : "+v"(a));
-        __m256i x = _mm256_xor_si256(_mm256_rol_epi32(w1, kLaneRol8), _mm256_rol_epi32(w2, kLaneRol16));
-        const __m256i r = _mm256_rol_epi32(w3, kLaneRol24);
+        __m256i x = _mm256_xor_si256(_mm256_rol_epi32(w.w1, kLaneRol8), _mm256_rol_epi32(w.w2, kLaneRol16));
+        const __m256i r = _mm256_rol_epi32(w.w3, kLaneRol24);
         // x ^= a ^ r, x the destination.
         __asm__("vpternlogd $0x96, %[r], %[a], %[x]" : [x] "+v"(x) : [a] "v"(a), [r] "v"(r));
-        __m256i e = _mm256_xor_si256(ub, ya);
-        __asm__("" : "+v"(e));
-        ya = _mm256_xor_si256(e, x);  // Y_i ^ V'(u_i)
-        u = x;
+        end_schedule_round(u, ya, ub, x);
     }
 };
 

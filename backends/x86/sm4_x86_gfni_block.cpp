@@ -60,22 +60,15 @@ struct VexScheduleRound {
                 bcast128(kRol24.b)};
     }
     static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
-        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
-        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
-        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
-        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const ScheduleMaps w = schedule_maps(u, c);
         const __m256i ub = _mm256_xor_si256(u, b);
         // Opaque to the compiler, as in VexRound: the sums stay as written.
-        __m256i a = _mm256_xor_si256(ub, w0);
+        __m256i a = _mm256_xor_si256(ub, w.w0);
         __asm__("" : "+x"(a));
-        __m256i x = _mm256_xor_si256(_mm256_shuffle_epi8(w1, c.r8), _mm256_shuffle_epi8(w2, c.r16));
-        __m256i z = _mm256_xor_si256(a, _mm256_shuffle_epi8(w3, c.r24));
+        __m256i x = _mm256_xor_si256(_mm256_shuffle_epi8(w.w1, c.r8), _mm256_shuffle_epi8(w.w2, c.r16));
+        __m256i z = _mm256_xor_si256(a, _mm256_shuffle_epi8(w.w3, c.r24));
         __asm__("" : "+x"(x), "+x"(z));
-        const __m256i next = _mm256_xor_si256(z, x);
-        __m256i e = _mm256_xor_si256(ub, ya);
-        __asm__("" : "+x"(e));
-        ya = _mm256_xor_si256(e, next);  // Y_i ^ V'(u_i), one XOR after u_{i+1}
-        u = next;
+        end_schedule_round(u, ya, ub, _mm256_xor_si256(z, x));
     }
 };
 
@@ -109,16 +102,7 @@ struct VexRound {
         __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
         __m128i z = _mm_xor_si128(a, _mm_shuffle_epi8(v3, c.r24));
         __asm__("" : "+x"(w), "+x"(z));  // the two halves as written, each two deep
-        const __m128i next = _mm_xor_si128(z, w);
-        if constexpr (kFirst) {
-            u = _mm_xor_si128(next, ya);
-            ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
-        } else {
-            __m128i e = _mm_xor_si128(ub, ya);
-            __asm__("" : "+x"(e));
-            ya = _mm_xor_si128(e, next);  // Y_i ^ V(u_i), one XOR after u_{i+1}
-            u = next;
-        }
+        end_round<kFirst>(u, ya, ub, _mm_xor_si128(z, w));
     }
 };
 
