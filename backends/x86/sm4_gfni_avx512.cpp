@@ -172,8 +172,7 @@ HWACCEL_SM4_INLINE void evex_rounds_chained(V (&w)[Z][4], const GfniKeys& keys) 
     for (int z = 0; z < Z; ++z) w[z][3] = evex_t_xor(w[z][3], u[z], c);
 }
 
-struct GfniAvx512Kernel {
-    using Keys = GfniKeys;
+struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
     // Batches of up to 12 groups (96 blocks, 6 zmm), from 7 groups in the
     // assembly kernel: with intrinsics GCC spills state words from 7 groups
     // on (into the red zone, out of reach of K::wipe), while up to 6 it
@@ -192,9 +191,6 @@ struct GfniAvx512Kernel {
     // words to the stack (objdump), so 5-6 groups keep evex_rounds.
     static constexpr int kChainedMaxZmm = 2;
     static constexpr size_t kStackBurn = 0;
-
-    static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
-    static HWACCEL_SM4_INLINE __m256i leave(__m256i w) { return gfni_leave(w); }
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
@@ -222,15 +218,6 @@ struct GfniAvx512Kernel {
                     if (2 * z + 1 < G) x[2 * z + 1].r[j] = _mm512_extracti64x4_epi64(y[z][j], 1);
                 }
         }
-    }
-
-    template <int G>
-    static HWACCEL_SM4_INLINE void wipe(Rows (&x)[G]) {
-        if constexpr (G > 1) wipe32(x, 4 * G);
-    }
-
-    static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-        return gfni512::crypt_block(key, direction, block);
     }
 };
 

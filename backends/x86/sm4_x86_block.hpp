@@ -14,20 +14,6 @@
 
 namespace hwaccel::x86::sm4x {
 
-// Standard round keys in key->enc and key->dec, and the one-block path's
-// own layout of them in key->engine_data.
-void set_key(Sm4Key* key, const uint8_t user_key[16]);
-// Two of them at once (Sm4Engine::set_key_pair).
-void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]);
-
-// One block, the given way, in and out in registers (for the bulk modes'
-// single-block calls, so their result need not pass through memory).
-__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block);
-void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]);
-
-// The serial modes, fused (Sm4Engine::cbc_encrypt, cfb_encrypt, ofb).
-void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
-void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
-void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]);
+#include "x86/sm4_x86_one_block_functions.inc"
 
 }  // namespace hwaccel::x86::sm4x

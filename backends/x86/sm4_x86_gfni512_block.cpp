@@ -69,15 +69,7 @@ struct EvexRound {
         const __m128i r = _mm_rol_epi32(v3, kLaneRol24);
         // x ^= a ^ r, x the destination (the late operand: see the top).
         __asm__("vpternlogd $0x96, %[r], %[a], %[x]" : [x] "+v"(x) : [a] "v"(a), [r] "v"(r));
-        if constexpr (kFirst) {
-            u = _mm_xor_si128(x, ya);
-            ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
-        } else {
-            __m128i e = _mm_xor_si128(ub, ya);
-            __asm__("" : "+v"(e));
-            ya = _mm_xor_si128(e, x);  // Y_i ^ V(u_i), one XOR after u_{i+1}
-            u = x;
-        }
+        end_round<kFirst>(u, ya, ub, x);
     }
 };
 
@@ -90,71 +82,26 @@ struct EvexScheduleRound {
     };
     static HWACCEL_SM4_INLINE Consts consts() { return {mat256(kG0), mat256(kG1), mat256(kG2), mat256(kG3)}; }
     static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
-        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
-        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
-        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
-        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const ScheduleMaps w = schedule_maps(u, c);
         const __m256i ub = _mm256_xor_si256(u, b);
-        __m256i a = _mm256_xor_si256(ub, w0);
+        __m256i a = _mm256_xor_si256(ub, w.w0);
         __asm__("" : "+v"(a));
-        __m256i x = _mm256_xor_si256(_mm256_rol_epi32(w1, kLaneRol8), _mm256_rol_epi32(w2, kLaneRol16));
-        const __m256i r = _mm256_rol_epi32(w3, kLaneRol24);
+        __m256i x = _mm256_xor_si256(_mm256_rol_epi32(w.w1, kLaneRol8), _mm256_rol_epi32(w.w2, kLaneRol16));
+        const __m256i r = _mm256_rol_epi32(w.w3, kLaneRol24);
         // x ^= a ^ r, x the destination.
         __asm__("vpternlogd $0x96, %[r], %[a], %[x]" : [x] "+v"(x) : [a] "v"(a), [r] "v"(r));
-        __m256i e = _mm256_xor_si256(ub, ya);
-        __asm__("" : "+v"(e));
-        ya = _mm256_xor_si256(e, x);  // Y_i ^ V'(u_i)
-        u = x;
+        end_schedule_round(u, ya, ub, x);
     }
 };
 
+using OneBlockRound = EvexRound;
+using ScheduleRound = EvexScheduleRound;
+// VZEROALL does not reach xmm16-31, where EVEX code may keep round state.
+HWACCEL_SM4_INLINE void clear_extra_registers() { clear_xmm16_31(); }
+
 }  // namespace
 
-// Constant time: the S-box is GFNI instructions.
-void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    set_key_with<EvexScheduleRound>(key, user_key);
-    clear_xmm16_31();
-    _mm256_zeroall();  // the schedule's words and the round keys, ymm0-31
-    burn_stack(kScheduleBurn);
-}
-
-void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    set_key_pair_with<EvexScheduleRound>(a, ka, b, kb);
-    clear_xmm16_31();
-    _mm256_zeroall();  // as set_key
-    burn_stack(kScheduleBurn);
-}
-
-__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-    return crypt<EvexRound>(domain_keys(key, direction), block);
-}
-
-void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
-    storeu128(out, crypt<EvexRound>(domain_keys(key, Sm4Direction::kEncrypt), loadu128(in)));
-}
-
-void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kCbc>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kCfb>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<EvexRound, Serial::kOfb>(key, out, in, n, iv);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
-void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
-         uint8_t counter[16], uint8_t mac[16]) {
-    if (n == 0) return;
-    ccm_lanes<EvexRound>(key, direction, out, in, n, counter, mac);
-    clear_xmm16_31();
-    burn_stack(kSerialBurn);
-}
+#include "x86/sm4_x86_gfni_block_functions.inc"
 
 }  // namespace hwaccel::x86::sm4x::gfni512
 

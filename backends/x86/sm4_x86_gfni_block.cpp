@@ -60,22 +60,15 @@ struct VexScheduleRound {
                 bcast128(kRol24.b)};
     }
     static HWACCEL_SM4_INLINE void round(const Consts& c, __m256i& u, __m256i& ya, __m256i b) {
-        const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
-        const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
-        const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
-        const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+        const ScheduleMaps w = schedule_maps(u, c);
         const __m256i ub = _mm256_xor_si256(u, b);
         // Opaque to the compiler, as in VexRound: the sums stay as written.
-        __m256i a = _mm256_xor_si256(ub, w0);
+        __m256i a = _mm256_xor_si256(ub, w.w0);
         __asm__("" : "+x"(a));
-        __m256i x = _mm256_xor_si256(_mm256_shuffle_epi8(w1, c.r8), _mm256_shuffle_epi8(w2, c.r16));
-        __m256i z = _mm256_xor_si256(a, _mm256_shuffle_epi8(w3, c.r24));
+        __m256i x = _mm256_xor_si256(_mm256_shuffle_epi8(w.w1, c.r8), _mm256_shuffle_epi8(w.w2, c.r16));
+        __m256i z = _mm256_xor_si256(a, _mm256_shuffle_epi8(w.w3, c.r24));
         __asm__("" : "+x"(x), "+x"(z));
-        const __m256i next = _mm256_xor_si256(z, x);
-        __m256i e = _mm256_xor_si256(ub, ya);
-        __asm__("" : "+x"(e));
-        ya = _mm256_xor_si256(e, next);  // Y_i ^ V'(u_i), one XOR after u_{i+1}
-        u = next;
+        end_schedule_round(u, ya, ub, _mm256_xor_si256(z, x));
     }
 };
 
@@ -109,60 +102,18 @@ struct VexRound {
         __m128i w = _mm_xor_si128(_mm_shuffle_epi8(v1, c.r8), _mm_shuffle_epi8(v1, c.r16));
         __m128i z = _mm_xor_si128(a, _mm_shuffle_epi8(v3, c.r24));
         __asm__("" : "+x"(w), "+x"(z));  // the two halves as written, each two deep
-        const __m128i next = _mm_xor_si128(z, w);
-        if constexpr (kFirst) {
-            u = _mm_xor_si128(next, ya);
-            ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
-        } else {
-            __m128i e = _mm_xor_si128(ub, ya);
-            __asm__("" : "+x"(e));
-            ya = _mm_xor_si128(e, next);  // Y_i ^ V(u_i), one XOR after u_{i+1}
-            u = next;
-        }
+        end_round<kFirst>(u, ya, ub, _mm_xor_si128(z, w));
     }
 };
 
+using OneBlockRound = VexRound;
+using ScheduleRound = VexScheduleRound;
+// VEX code cannot reach xmm16-31: nothing beyond VZEROALL to clear.
+HWACCEL_SM4_INLINE void clear_extra_registers() {}
+
 }  // namespace
 
-// Constant time: the S-box is GFNI instructions.
-void set_key(Sm4Key* key, const uint8_t user_key[16]) {
-    set_key_with<VexScheduleRound>(key, user_key);
-    _mm256_zeroall();  // the schedule's words and the round keys were in ymm0-15
-    burn_stack(kScheduleBurn);
-}
-
-void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) {
-    set_key_pair_with<VexScheduleRound>(a, ka, b, kb);
-    _mm256_zeroall();  // as set_key
-    burn_stack(kScheduleBurn);
-}
-
-__m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-    return crypt<VexRound>(domain_keys(key, direction), block);
-}
-
-void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
-    storeu128(out, crypt<VexRound>(domain_keys(key, Sm4Direction::kEncrypt), loadu128(in)));
-}
-
-void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kCbc>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kCfb>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
-    serial_chain<VexRound, Serial::kOfb>(key, out, in, n, iv);
-    burn_stack(kSerialBurn);
-}
-void ccm(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
-         uint8_t counter[16], uint8_t mac[16]) {
-    if (n == 0) return;
-    ccm_lanes<VexRound>(key, direction, out, in, n, counter, mac);
-    burn_stack(kSerialBurn);
-}
+#include "x86/sm4_x86_gfni_block_functions.inc"
 
 }  // namespace hwaccel::x86::sm4x::gfni
 

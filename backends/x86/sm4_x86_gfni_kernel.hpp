@@ -29,29 +29,40 @@
 namespace hwaccel::x86::sm4x {
 namespace {
 
-// Round keys of the bulk path: rk' = A1 rk ^ c1, memory byte order, one
-// word per round (broadcast when used). Wiped on destruction.
-struct GfniKeys {
-    alignas(32) uint32_t k[32];
-    explicit GfniKeys(const uint32_t rk[32]) {
-        const __m256i bs = bc(kBswap32);
+// Round keys of the bulk path: rk' = A1 rk ^ c1, memory byte order.
+struct GfniKeyForm {
+    static HWACCEL_SM4_INLINE __m256i words(__m256i rk) {
         const __m256i a1 = _mm256_set1_epi64x(static_cast<long long>(gfni::kA1));
-        for (int j = 0; j < 4; ++j) {
-            const __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j)), bs);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(k + 8 * j), _mm256_gf2p8affine_epi64_epi8(v, a1, gfni::kC1));
-        }
+        return _mm256_gf2p8affine_epi64_epi8(rk, a1, gfni::kC1);
     }
-    ~GfniKeys() { wipe32(k, sizeof k / 32); }
-    GfniKeys(const GfniKeys&) = delete;
-    GfniKeys& operator=(const GfniKeys&) = delete;
 };
+using GfniKeys = KernelRoundKeys<GfniKeyForm>;
 
-HWACCEL_SM4_INLINE __m256i gfni_enter(__m256i w) {
-    return _mm256_gf2p8affine_epi64_epi8(w, _mm256_set1_epi64x(static_cast<long long>(gfni::kA1)), 0);
-}
-HWACCEL_SM4_INLINE __m256i gfni_leave(__m256i w) {
-    return _mm256_gf2p8affine_epi64_epi8(w, _mm256_set1_epi64x(static_cast<long long>(gfni::kA1inv)), 0);
-}
+// What both GFNI kernels share of sm4_x86_modes.hpp's kernel interface:
+// the round keys, the A1 domain, the wipe of the state that batches of two
+// groups or more leave in their Rows array (where the compiler keeps more
+// groups than registers, or the assembly kernel works), and one block
+// through the engine's one-block path, kCryptBlock.
+template <__m128i (*kCryptBlock)(const Sm4Key*, Sm4Direction, __m128i)>
+struct GfniKernelCommon {
+    using Keys = GfniKeys;
+
+    static HWACCEL_SM4_INLINE __m256i enter(__m256i w) {
+        return _mm256_gf2p8affine_epi64_epi8(w, _mm256_set1_epi64x(static_cast<long long>(gfni::kA1)), 0);
+    }
+    static HWACCEL_SM4_INLINE __m256i leave(__m256i w) {
+        return _mm256_gf2p8affine_epi64_epi8(w, _mm256_set1_epi64x(static_cast<long long>(gfni::kA1inv)), 0);
+    }
+
+    template <int G>
+    static HWACCEL_SM4_INLINE void wipe(Rows (&x)[G]) {
+        if constexpr (G > 1) wipe32(x, 4 * G);
+    }
+
+    static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
+        return kCryptBlock(key, direction, block);
+    }
+};
 
 // --- VEX only -----------------------------------------------------------------------
 
@@ -76,16 +87,12 @@ HWACCEL_SM4_INLINE __m256i avx2_update(__m256i x, __m256i u, const Avx2RoundCons
     return xor256(a, xor256(_mm256_shuffle_epi8(v1, c.r8), _mm256_shuffle_epi8(v1, c.r16)));
 }
 
-struct GfniAvx2Kernel {
-    using Keys = GfniKeys;
+struct GfniAvx2Kernel : GfniKernelCommon<gfni::crypt_block> {
     static constexpr int kMaxGroups = 4;
     // 16 state words in 16 ymm registers: the compiler spills some. The mode
     // functions' frames (batches inlined) are at most 1312 bytes (objdump,
     // GCC 12), plus saved registers and alignment.
     static constexpr size_t kStackBurn = 1536;
-
-    static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return gfni_enter(w); }
-    static HWACCEL_SM4_INLINE __m256i leave(__m256i w) { return gfni_leave(w); }
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
@@ -107,17 +114,6 @@ struct GfniAvx2Kernel {
             }
             for (int g = 0; g < G; ++g) x[g].r[3] = avx2_update(x[g].r[3], xor256(p[g], xor256(x[g].r[2], k3)), c);
         }
-    }
-
-    // The state the rounds left in the batch's Rows array (where the
-    // compiler keeps more groups than registers).
-    template <int G>
-    static HWACCEL_SM4_INLINE void wipe(Rows (&x)[G]) {
-        if constexpr (G > 1) wipe32(x, 4 * G);
-    }
-
-    static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
-        return gfni::crypt_block(key, direction, block);
     }
 };
 

@@ -82,6 +82,28 @@ HWACCEL_SM4_INLINE __m256i b_word(__m256i ya, __m256i yb, int i) {
     return b;
 }
 
+// What the policies' rounds share: u_i's four affine-inverse maps (G_d from
+// R::Consts' g0-g3; V'(u_i) is their rotations summed), and the round's end:
+// u_{i+1} = next into u, Y_{i+4} = (Y_i ^ u_i ^ b_i) ^ u_{i+1} into ya
+// (ub = u_i ^ b_i), one XOR after u_{i+1}.
+struct ScheduleMaps {
+    __m256i w0, w1, w2, w3;
+};
+template <class Consts>
+HWACCEL_SM4_INLINE ScheduleMaps schedule_maps(__m256i u, const Consts& c) {
+    const __m256i w1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g1, kG1c);
+    const __m256i w2 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g2, kG2c);
+    const __m256i w3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g3, kG3c);
+    const __m256i w0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.g0, kG0c);
+    return {w0, w1, w2, w3};
+}
+HWACCEL_SM4_INLINE void end_schedule_round(__m256i& u, __m256i& ya, __m256i ub, __m256i next) {
+    __m256i e = _mm256_xor_si256(ub, ya);
+    __asm__("" : "+v"(e));  // opaque: the sums stay as written
+    ya = _mm256_xor_si256(e, next);  // Y_i ^ V'(u_i)
+    u = next;
+}
+
 HWACCEL_SM4_INLINE void store128(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
 // Each half of v to its key (set_key: the low half only).
 template <bool kPair>

@@ -64,6 +64,23 @@ HWACCEL_SM4_INLINE __m128i key_at(const uint32_t* k, int i) {
     return _mm_castps_si128(_mm_broadcast_ss(reinterpret_cast<const float*>(k + i)));
 }
 
+// The end of a round, shared by the policies: next = (u_i ^ b_i) ^ V(u_i)
+// (for round 0 without Y_0, see kFirst in sm4_x86_gfni_block.cpp) and
+// ub = u_i ^ b_i give u_{i+1} in u and Y_{i+4} = Y_i ^ V(u_i) in ya, the
+// latter off the chain: one XOR after u_{i+1}.
+template <bool kFirst>
+HWACCEL_SM4_INLINE void end_round(__m128i& u, __m128i& ya, __m128i ub, __m128i next) {
+    if constexpr (kFirst) {
+        u = _mm_xor_si128(next, ya);
+        ya = _mm_xor_si128(u, ub);  // Y_0 ^ V(u_0)
+    } else {
+        __m128i e = _mm_xor_si128(ub, ya);
+        __asm__("" : "+v"(e));  // opaque, as in the policies: the sums stay as written
+        ya = _mm_xor_si128(e, next);  // Y_i ^ V(u_i)
+        u = next;
+    }
+}
+
 // The 32 rounds on one block's words; returns the output words in block
 // order, (Y35, Y34, Y33, Y32).
 template <class R>

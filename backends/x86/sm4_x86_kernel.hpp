@@ -28,22 +28,11 @@
 namespace hwaccel::x86::sm4x {
 namespace {
 
-// Round keys of the bulk path: M rk ^ c1, bytes in memory order, one word
-// per round (broadcast when used). Wiped on destruction.
-struct BulkKeys {
-    alignas(32) uint32_t k[32];
-    explicit BulkKeys(const uint32_t rk[32]) {
-        const __m256i bs = bc(kBswap32);
-        for (int j = 0; j < 4; ++j) {
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(k + 8 * j),
-                               affine256(_mm256_shuffle_epi8(v, bs), kMC1Lo, kMHi));
-        }
-    }
-    ~BulkKeys() { wipe32(k, sizeof k / 32); }
-    BulkKeys(const BulkKeys&) = delete;
-    BulkKeys& operator=(const BulkKeys&) = delete;
+// Round keys of the bulk path: M rk ^ c1, bytes in memory order.
+struct AesKeyForm {
+    static HWACCEL_SM4_INLINE __m256i words(__m256i rk) { return affine256(rk, kMC1Lo, kMHi); }
 };
+using BulkKeys = KernelRoundKeys<AesKeyForm>;
 
 // Batches of up to this many groups run register-resident, longer ones in
 // the assembly kernel. Since the kernel keeps each group's newest word in a

@@ -34,6 +34,26 @@
 namespace hwaccel::x86::sm4x {
 namespace {
 
+// --- a kernel's round keys ---------------------------------------------------------
+
+// K::Keys for a kernel whose round keys are one word per round (broadcast
+// when used): the standard round keys, bytes in memory order, through
+// Form::words (8 at a time) into the kernel's form. Wiped on destruction.
+template <class Form>
+struct KernelRoundKeys {
+    alignas(32) uint32_t k[32];
+    explicit KernelRoundKeys(const uint32_t rk[32]) {
+        const __m256i bs = bc(kBswap32);
+        for (int j = 0; j < 4; ++j) {
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rk + 8 * j));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(k + 8 * j), Form::words(_mm256_shuffle_epi8(v, bs)));
+        }
+    }
+    ~KernelRoundKeys() { wipe32(k, sizeof k / 32); }
+    KernelRoundKeys(const KernelRoundKeys&) = delete;
+    KernelRoundKeys& operator=(const KernelRoundKeys&) = delete;
+};
+
 // --- groups in memory --------------------------------------------------------------
 
 HWACCEL_SM4_INLINE Rows load_rows(const uint8_t* p) {
