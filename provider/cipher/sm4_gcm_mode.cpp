@@ -125,6 +125,7 @@ enum class Way { kEncrypt, kDecrypt };
 // blocks, and which side of the XOR is ciphertext.
 bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len) {
     if (len > kGcmMaxTextBytes - s.text_len) return false;
+    s.message_wiped = false;
     if (s.first_call_due) first_call(s, (len + kBlock - 1) / kBlock);
     close_aad(s);
     s.text_len += len;
@@ -210,6 +211,8 @@ void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
 }
 
 void sm4_gcm_forget_message(Sm4GcmState& s) {
+    // The tag wiped the message; set_iv of the next one need not again.
+    if (s.message_wiped) return;
     s.first_call_due = s.tag_mask_due = false;
     secure_zero(s.j0, sizeof s.j0);
     secure_zero(s.tag_mask, sizeof s.tag_mask);
@@ -225,10 +228,12 @@ void sm4_gcm_forget_message(Sm4GcmState& s) {
     s.aad_len = 0;
     s.text_len = 0;
     s.text_started = false;
+    s.message_wiped = true;
 }
 
 void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
     sm4_gcm_forget_message(s);
+    s.message_wiped = false;
     if (iv_len == 12) {
         std::memcpy(s.j0, iv, 12);
         s.j0[15] = 1;
@@ -251,6 +256,7 @@ void sm4_gcm_set_iv(Sm4GcmState& s, const uint8_t* iv, size_t iv_len) {
 
 bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
     if (s.text_started || len > kGcmMaxAadBytes - s.aad_len) return false;
+    s.message_wiped = false;
     // GHASH needs H once a block is whole; the text's length is unknown yet.
     if (s.hash_key_due && s.first_call_due && s.pending_len + len >= kBlock)
         first_call(s, kGcmFirstFewBlocks - 2);
@@ -282,11 +288,15 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
     if (s.first_call_due) first_call(s, 0);  // a message without text
-    if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
-    uint8_t lengths[kBlock];
-    store_be64(lengths, s.aad_len * 8);
-    store_be64(lengths + 8, s.text_len * 8);
-    s.ghash->update(&s.hash_key, s.y, lengths, 1);
+    // The padded partial block (if any) and the lengths block in one GHASH
+    // call: a short message's tag is then one call, not two.
+    uint8_t last[2 * kBlock] = {};
+    const size_t partial = s.pending_len != 0 ? 1 : 0;
+    std::memcpy(last, s.pending, s.pending_len);
+    store_be64(last + partial * kBlock, s.aad_len * 8);
+    store_be64(last + partial * kBlock + 8, s.text_len * 8);
+    s.ghash->update(&s.hash_key, s.y, last, partial + 1);
+    secure_zero(last, sizeof last);
     if (s.tag_mask_due) s.sm4->encrypt_block(&s.key, s.tag_mask, s.j0);
     for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);
     sm4_gcm_forget_message(s);

@@ -49,6 +49,7 @@ struct Sm4GcmState {
     uint64_t aad_len;       // bytes so far
     uint64_t text_len;
     bool text_started;      // AAD is closed
+    bool message_wiped;     // forget_message ran and nothing was set since
 };
 
 // SP 800-38D's limits (bits: text 2^39 - 256, AAD 2^64 - 1), as OpenSSL's
