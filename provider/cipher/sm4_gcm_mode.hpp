@@ -72,7 +72,10 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 // The full 16-byte tag of the message; the message's state is wiped (the key
 // stays): set_iv before the next message.
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]);
-// Wipes the message state (E_K(J0), counters, Y, keystream, pending bytes).
+// Wipes the message state (E_K(J0), counters, Y, keystream, pending bytes);
+// nothing to do when message_wiped says no call wrote any since the last
+// wipe (set_iv, aad, encrypt and decrypt clear it before writing). So a
+// state must start value-initialised (message_wiped false), as newctx's is.
 void sm4_gcm_forget_message(Sm4GcmState& s);
 
 // GCM's counter over nblocks whole blocks: inc32 (the low 32 bits wrap
