@@ -301,8 +301,9 @@ struct Sm4Gcm {
                     return 0;
                 }
                 if (len != ctx->iv_len) {
-                    // An IV set (or generated) for the old length is no longer one.
-                    if (ctx->iv_state != IvState::kUnset) ctx->iv_state = IvState::kUsedUp;
+                    // An IV set (or generated) for the old length is no longer
+                    // one; a message begun under it is over, its state wiped.
+                    if (ctx->iv_state != IvState::kUnset) end_message(ctx);
                     ctx->iv_len = len;
                 }
             } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0) {

@@ -154,9 +154,11 @@ class DigestDispatch {
     static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (params != nullptr && is_plain_xoflen(params)) {
-            std::memcpy(&ctx->xoflen, params[0].data, sizeof(size_t));
-            return 1;
+        if constexpr (Algo::kXof) {
+            if (params != nullptr && is_plain_xoflen(params)) {
+                std::memcpy(&ctx->xoflen, params[0].data, sizeof(size_t));
+                return 1;
+            }
         }
         return read_xoflen(ctx, params, ctx->xoflen) ? 1 : 0;
     }
