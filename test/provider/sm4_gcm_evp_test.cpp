@@ -493,6 +493,25 @@ TEST_CASE("SM4-GCM refuses bad input: an error, nothing written", "[gcm][bad-inp
         CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), p) == 1);
         CHECK(EVP_CIPHER_CTX_get_iv_length(ctx.get()) == 128);
     }
+    SECTION("an IV length change mid-message ends the message") {
+        CipherCtxPtr enc = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(enc.get(), s.buf.data(), &outl, msg.data(), 16) == 1);
+        size_t len = 16;
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &len),
+                          OSSL_PARAM_END};
+        REQUIRE(EVP_CIPHER_CTX_set_params(enc.get(), p) == 1);
+        // The old IV no longer fits: no more data, no tag, until a new IV.
+        Sentinel t;
+        CHECK(EVP_EncryptUpdate(enc.get(), t.buf.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+        CHECK(EVP_EncryptFinal_ex(enc.get(), t.buf.data(), &outl) != 1);
+        CHECK(raised_error());
+        CHECK(t.untouched());
+        const Bytes iv16(16, 7);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, nullptr, iv16.data(), nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(enc.get(), t.buf.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_EncryptFinal_ex(enc.get(), t.buf.data() + 16, &outl) == 1);
+    }
     SECTION("a failed tag check ends the message") {
         CipherCtxPtr dec = started(c.get(), false, key, iv);
         unsigned char tag[16] = {};
