@@ -7,14 +7,12 @@
 // HWACCEL_GFNI_MODEL_SUITE for the engine suites, which exist for CPUs
 // without GFNI only: where the CPU has it, the ordinary suites already run
 // the engine natively, so they report a skip (exit 77) and run nothing.
-#define CATCH_CONFIG_RUNNER
-#define CATCH_CONFIG_NO_POSIX_SIGNALS
-#include <catch2/catch.hpp>
-
+// Both link hwaccel_catch_session_no_signals (test/catch_session.cpp).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "catch_session.hpp"
 #include "gfni_model.hpp"
 
 int main(int argc, char* argv[]) {
@@ -37,7 +35,7 @@ int main(int argc, char* argv[]) {
         std::string all = models && *models ? std::string(models) + ";" : "";
         setenv("HWACCEL_ENGINE_MANIFEST_MODELS", (all + "gfni-avx2=GFNI SIGILL instruction model").c_str(), 1);
     }
-    const int result = Catch::Session().run(argc, argv);
+    const int result = hwaccel::test::run_catch_session(argc, argv);
     if (hwaccel::test::gfni::model_active()) {
         const auto c = hwaccel::test::gfni::counters();
         std::printf("gfni model: %llu instructions performed (%llu affine, %llu affine-inverse; "

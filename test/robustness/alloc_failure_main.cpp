@@ -1,9 +1,8 @@
 // The allocation-failure suite's own main: OpenSSL's allocator must be
 // replaced before libcrypto allocates anything in this process.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "catch_session.hpp"
 #include "failing_allocator.hpp"
 
 int main(int argc, char** argv) {
@@ -11,5 +10,5 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "CRYPTO_set_mem_functions refused: libcrypto allocated before main\n");
         return 2;
     }
-    return Catch::Session().run(argc, argv);
+    return hwaccel::test::run_catch_session(argc, argv);
 }

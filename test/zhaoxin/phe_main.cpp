@@ -4,14 +4,12 @@
 // Catch's own POSIX signal handling is switched off: it installs a SIGILL
 // handler around every test case, which would take the trap before the model.
 // A crash still fails the test run (CTest sees the signal), without Catch's
-// report of the test case it happened in.
-#define CATCH_CONFIG_RUNNER
-#define CATCH_CONFIG_NO_POSIX_SIGNALS
-#include <catch2/catch.hpp>
-
+// report of the test case it happened in. (These binaries link
+// hwaccel_catch_session_no_signals, test/catch_session.cpp.)
 #include <cstdlib>
 #include <string>
 
+#include "catch_session.hpp"
 #include "phe_model.hpp"
 
 int main(int argc, char* argv[]) {
@@ -23,5 +21,5 @@ int main(int argc, char* argv[]) {
         std::string all = models && *models ? std::string(models) + ";" : "";
         setenv("HWACCEL_ENGINE_MANIFEST_MODELS", (all + "phe=PHE SIGILL instruction model").c_str(), 1);
     }
-    return Catch::Session().run(argc, argv);
+    return hwaccel::test::run_catch_session(argc, argv);
 }
