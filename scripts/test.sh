@@ -40,23 +40,39 @@ export HWACCEL_ENGINE_MANIFEST="$top/build/engine-manifest.txt"
 mkdir -p "$top/build"
 rm -f "$HWACCEL_ENGINE_MANIFEST"
 
+# Each step's time, printed at the end: what to trim when the command nears
+# its budget (README).
+step_times=()
+step_name=""
+step_start=$start
+step() {
+    local now
+    now=$(date +%s)
+    [ -z "$step_name" ] || step_times+=("$(printf '%6d s  %s' $((now - step_start)) "$step_name")")
+    step_name=$1
+    step_start=$now
+    [ -z "$step_name" ] || echo "== $step_name"
+}
+
+step "Dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh
 
-echo "== Release build and tests"
+step "Release build and tests"
 scripts/build.sh "$top/build"
 (cd build && ctest --output-on-failure -j2)
 
-echo "== ASan + UBSan build and tests"
+step "ASan + UBSan build and tests"
 scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_SANITIZE=ON
 # The CLI checks run the system's openssl binary, which is not sanitized.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j2 -E cli_tests)
 
 for line in 3.5 3.6 4.0; do
-    echo "== OpenSSL $line"
+    step "OpenSSL $line"
     prefix=$(scripts/openssl-release.sh "$line")
     scripts/test-against.sh "$prefix" "$top/build"
 done
+step "OpenSSL 3.5's evp_test"
 prefix=$(scripts/openssl-release.sh 3.5)
 # OpenSSL's own test/evp_test (built once from the same source, cached) over
 # its SHA/SHA-3/SHAKE and SM4 recipe files, hwaccel the only provider: the
@@ -65,25 +81,27 @@ version35=$(LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/openssl" version -v | awk '
 scripts/openssl-evp-test.sh "$top/build-openssl-$version35" "$top/build"
 
 if [ "$(uname -m)" != s390x ]; then
-    echo "== s390x cross build under qemu"
+    step "s390x cross build under qemu"
     HWACCEL_ENGINE_MANIFEST_HOW="s390x under qemu-s390x-static" \
     HWACCEL_ENGINE_MANIFEST_MODELS="cpacf=KIMD/KLMD instruction model under qemu" \
         scripts/cross-s390x.sh "$top/build-s390x"
 fi
 if [ "$(uname -m)" != aarch64 ]; then
-    echo "== arm64 cross build under qemu"
+    step "arm64 cross build under qemu"
     HWACCEL_ENGINE_MANIFEST_HOW="arm64 under qemu-aarch64-static" \
         scripts/cross-aarch64.sh "$top/build-aarch64"
 fi
 
-echo "== Fuzzing (2 s per target and engine)"
+step "Fuzzing (2 s per target and engine)"
 scripts/fuzz.sh 2 "$top/build-fuzz"
 
-echo "== Debian package: install, use, remove"
+step "Debian package: install, use, remove"
 deb=$(scripts/package.sh "$top/build")
 bash test/package/package_test.sh "$deb"
 
-echo "== Engine manifest"
+step "Engine manifest"
 python3 scripts/engine-manifest.py "$top/build/tools/hwaccel-engines" "$HWACCEL_ENGINE_MANIFEST"
 
+step ""
+printf '%s\n' "${step_times[@]}"
 echo "== all tests passed in $(( $(date +%s) - start )) s"
