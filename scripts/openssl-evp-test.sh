@@ -10,10 +10,11 @@
 # module built against OpenSSL 3.5 and the one built against the system's 3.0
 # load into 3.5's evp_test.
 #
-# evp_test is built once from the same Debian 13 source that
-# scripts/openssl-release.sh 3.5 builds the library from (same version, same Configure
-# options, tests enabled), in its own cache directory next to it; the trimmed
-# library build is not touched. ~3 minutes the first time, instant after.
+# evp_test comes from the same Debian 13 source that scripts/openssl-release.sh
+# 3.5 builds the library from (same version, same Configure options, tests
+# enabled), in its own cache directory next to it: openssl-release.sh makes it
+# in the tree it builds 3.5's library in and keeps that tree. A cache whose
+# 3.5 prefix was built without it gets it built here (about 3 minutes).
 #
 # How "only hwaccel" is ensured: `evp_test -provider hwaccel` creates a fresh
 # library context and loads just that provider into it (OPENSSL_MODULES points
