@@ -52,10 +52,11 @@ struct Sm4GcmState {
     bool message_wiped;     // forget_message ran and nothing was set since
 };
 
-// SP 800-38D's limits (bits: text 2^39 - 256, AAD 2^64 - 1), as OpenSSL's
-// gcm128.c applies them in bytes.
+// SP 800-38D's limits (bits: text 2^39 - 256, AAD 2^64 - 1) in bytes. The
+// AAD's bit count goes into the tag's 64-bit lengths field, so 2^61 bytes
+// (which OpenSSL's gcm128.c admits) would be 0 there: the largest is one less.
 constexpr uint64_t kGcmMaxTextBytes = (uint64_t{1} << 36) - 32;
-constexpr uint64_t kGcmMaxAadBytes = uint64_t{1} << 61;
+constexpr uint64_t kGcmMaxAadBytes = (uint64_t{1} << 61) - 1;
 
 void sm4_gcm_bind(Sm4GcmState& s, const Sm4Engine* sm4, const GhashEngine* ghash);
 // Key schedule; H follows in the next message's first engine call. Leaves

@@ -195,3 +195,47 @@ TEST_CASE("SM4-GCM messages whose J0 wraps within, at the end of, and after the 
             }
         }
 }
+
+// The limits, reached by starting the counts near them (2^61 bytes of AAD
+// cannot be fed): the last byte allowed is taken, the next refused with
+// nothing changed. The AAD bound is one below 2^61 bytes, whose bit count
+// would be 0 in the tag's 64-bit lengths field (the static_asserts).
+TEST_CASE("SM4-GCM length limits: AAD below 2^61 bytes, text 2^36 - 32 bytes", "[gcm]") {
+    const uint8_t user_key[16] = {1, 2, 3};
+    const uint8_t iv[12] = {4, 5, 6};
+    const uint8_t data[32] = {7};
+    uint8_t out[32];
+    auto started = [&](hwaccel::Sm4GcmState& s) {
+        std::memset(&s, 0, sizeof s);
+        hwaccel::sm4_gcm_bind(s, &hwaccel::generic::sm4, &hwaccel::generic::ghash);
+        hwaccel::sm4_gcm_set_key(s, user_key);
+        hwaccel::sm4_gcm_set_iv(s, iv, sizeof iv);
+    };
+    static_assert(hwaccel::kGcmMaxAadBytes * 8 / 8 == hwaccel::kGcmMaxAadBytes,
+                  "the largest AAD's bit count fits the 64-bit lengths field");
+    static_assert((hwaccel::kGcmMaxAadBytes + 1) * 8 == 0, "one more byte would wrap to 0 bits");
+    SECTION("AAD") {
+        hwaccel::Sm4GcmState s;
+        started(s);
+        s.aad_len = hwaccel::kGcmMaxAadBytes - 16;
+        CHECK_FALSE(hwaccel::sm4_gcm_aad(s, data, 17));
+        CHECK(s.aad_len == hwaccel::kGcmMaxAadBytes - 16);
+        CHECK(hwaccel::sm4_gcm_aad(s, data, 16));
+        CHECK(s.aad_len == hwaccel::kGcmMaxAadBytes);
+        CHECK_FALSE(hwaccel::sm4_gcm_aad(s, data, 1));
+        CHECK(hwaccel::sm4_gcm_aad(s, data, 0));
+    }
+    SECTION("text") {
+        hwaccel::Sm4GcmState s;
+        started(s);
+        REQUIRE(hwaccel::sm4_gcm_encrypt(s, out, data, 0));
+        s.text_len = hwaccel::kGcmMaxTextBytes - 16;
+        std::memset(out, 0xa5, sizeof out);
+        CHECK_FALSE(hwaccel::sm4_gcm_encrypt(s, out, data, 17));
+        CHECK(out[0] == 0xa5);
+        CHECK(s.text_len == hwaccel::kGcmMaxTextBytes - 16);
+        CHECK(hwaccel::sm4_gcm_encrypt(s, out, data, 16));
+        CHECK(s.text_len == hwaccel::kGcmMaxTextBytes);
+        CHECK_FALSE(hwaccel::sm4_gcm_decrypt(s, out, data, 1));
+    }
+}
