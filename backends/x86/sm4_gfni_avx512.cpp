@@ -22,6 +22,7 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
+#include "x86/clear_upper_vector_registers.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/sm4_x86_gfni512_block.hpp"
 #include "x86/sm4_x86_gfni_block.hpp"
@@ -191,6 +192,13 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
     // words to the stack (objdump), so 5-6 groups keep evex_rounds.
     static constexpr int kChainedMaxZmm = 2;
     static constexpr size_t kStackBurn = 0;
+
+    // The kernels and the EVEX one-block path keep state and round keys in
+    // zmm0-31 too; VZEROALL reaches only zmm0-15.
+    static HWACCEL_SM4_INLINE void clear_registers() {
+        clear_xmm16_31();
+        _mm256_zeroall();
+    }
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {

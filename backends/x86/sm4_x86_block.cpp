@@ -411,6 +411,7 @@ void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     secure_zero(mk, sizeof mk);
     write_serial_keys(key->engine_data + kSerialEnc, key->enc);
     write_serial_keys(key->engine_data + kSerialDec, key->dec);
+    _mm256_zeroall();  // the serial keys were written from ymm registers
 }
 
 // The two keys in the lanes of one chain: a pair costs about what one key does.
@@ -426,24 +427,33 @@ void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[1
     write_serial_keys(a->engine_data + kSerialDec, a->dec);
     write_serial_keys(b->engine_data + kSerialEnc, b->enc);
     write_serial_keys(b->engine_data + kSerialDec, b->dec);
+    _mm256_zeroall();  // as set_key
 }
 
+// Returns its block in a register: the bulk modes that call it clear the
+// registers once they are done (K::clear_registers, sm4_x86_modes.hpp).
 __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
     return serial_crypt(serial_keys(key, direction), block);
 }
 
+// The engine entry points below end with VZEROALL: the rounds leave key
+// words and the block's inner words in xmm registers.
 void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
     storeu128(out, serial_crypt(serial_enc(key), loadu128(in)));
+    _mm256_zeroall();
 }
 
 void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCbc>(key, out, in, n, iv);
+    _mm256_zeroall();
 }
 void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCfb>(key, out, in, n, iv);
+    _mm256_zeroall();
 }
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kOfb>(key, out, in, n, iv);
+    _mm256_zeroall();
 }
 
 }  // namespace hwaccel::x86::sm4x

@@ -41,8 +41,8 @@ using GfniKeys = KernelRoundKeys<GfniKeyForm>;
 // What both GFNI kernels share of sm4_x86_modes.hpp's kernel interface:
 // the round keys, the A1 domain, the wipe of the state that batches of two
 // groups or more leave in their Rows array (where the compiler keeps more
-// groups than registers, or the assembly kernel works), and one block
-// through the engine's one-block path, kCryptBlock.
+// groups than registers, or the assembly kernel works), one block through
+// the engine's one-block path, kCryptBlock, and the registers' clearing.
 template <__m128i (*kCryptBlock)(const Sm4Key*, Sm4Direction, __m128i)>
 struct GfniKernelCommon {
     using Keys = GfniKeys;
@@ -62,6 +62,9 @@ struct GfniKernelCommon {
     static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
         return kCryptBlock(key, direction, block);
     }
+
+    // ymm0-15, all that VEX code reaches (the AVX-512 kernel adds xmm16-31).
+    static HWACCEL_SM4_INLINE void clear_registers() { _mm256_zeroall(); }
 };
 
 // --- VEX only -----------------------------------------------------------------------

@@ -281,6 +281,9 @@ struct AesKernel {
     static HWACCEL_SM4_INLINE __m128i one_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
         return crypt_block(key, direction, block);
     }
+
+    // VEX code: ymm0-15 are all it can reach.
+    static HWACCEL_SM4_INLINE void clear_registers() { _mm256_zeroall(); }
 };
 
 // The table of an AESENCLAST engine: the modes over its kernel, the shared

@@ -15,6 +15,9 @@
 //                                word j in r[j]), in place
 //   K::wipe<G>(x)                wipes what rounds left of the state in memory
 //   K::one_block(key, dir, b)    one block, the lowest-latency way
+//   K::clear_registers()         zeroes every vector register the kernel and
+//                                one_block may have used (round keys and
+//                                state stay in them otherwise)
 // so an engine with another round function reuses these modes with its own
 // kernel and its own small engine file.
 #pragma once
@@ -359,7 +362,9 @@ HWACCEL_SM4_INLINE void by_groups(size_t m, F&& f) {
 }
 
 // The entry points are never inlined, so a caller can wipe the stack they
-// used once they return (burn_stack; the GFNI engines do).
+// used once they return (burn_stack; the GFNI engines do). Each ends with
+// K::clear_registers(), once per call, on every path that ran the cipher:
+// the last round keys and block words are still in registers there.
 template <class K>
 struct BulkModes {
     static constexpr size_t kBatch = 8 * K::kMaxGroups;
@@ -368,7 +373,11 @@ struct BulkModes {
     // kernel); from two blocks on one group is cheaper than two single
     // blocks. Same rule in every mode (`hwaccel-engine-bench` at 16 and 32 B).
     [[gnu::noinline]] static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
-        if (n == 1) return storeu128(out, K::one_block(key, direction, loadu128(in)));
+        if (n == 1) {
+            storeu128(out, K::one_block(key, direction, loadu128(in)));
+            K::clear_registers();
+            return;
+        }
         const typename K::Keys keys(direction == Sm4Direction::kDecrypt ? key->dec : key->enc);
         while (n != 0) {
             const size_t m = n < kBatch ? n : kBatch;
@@ -377,6 +386,7 @@ struct BulkModes {
             out += 16 * m;
             n -= m;
         }
+        K::clear_registers();
     }
 
     [[gnu::noinline]] static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
@@ -385,6 +395,7 @@ struct BulkModes {
             const __m128i k = K::one_block(key, Sm4Direction::kEncrypt, loadu128(counter));
             storeu128(out, _mm_xor_si128(k, loadu128(in)));
             store_counter(counter, counter_add(c, 1));
+            K::clear_registers();
             return;
         }
         const typename K::Keys keys(key->enc);
@@ -397,6 +408,7 @@ struct BulkModes {
             n -= m;
         }
         store_counter(counter, c);
+        K::clear_registers();
     }
 
     // CBC and CFB decryption: the chaining block of a batch is the previous
@@ -411,6 +423,7 @@ struct BulkModes {
                                   : _mm_xor_si128(K::one_block(key, Sm4Direction::kEncrypt, v), c);
             storeu128(out, p);
             storeu128(iv, c);
+            K::clear_registers();
             return;
         }
         const typename K::Keys keys(rk);
@@ -430,6 +443,7 @@ struct BulkModes {
             n -= m;
         }
         std::memcpy(iv, prev, 16);
+        K::clear_registers();
     }
     template <XtsStandard S>
     [[gnu::noinline]] static void xts_body(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in,
@@ -452,6 +466,7 @@ struct BulkModes {
         std::memcpy(tweak, reinterpret_cast<const uint8_t*>(from.r) + 16 * (total % 8), 16);
         wipe32(&tw, 4);
         wipe32(t, 4 * K::kMaxGroups);
+        K::clear_registers();
     }
     static void xts(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out, const uint8_t* in,
                     size_t n, uint8_t tweak[16]) {
