@@ -31,6 +31,35 @@ namespace {
 
 bool available(const CpuFeatures& cpu) { return cpu.sha_ni && cpu.sse41 && cpu.ssse3; }
 
+// The registers held the chaining value (key-derived under HMAC) and the
+// message schedule: clear them before returning, once per call. Legacy-SSE
+// PXOR, not VZEROALL: SHA-NI exists on CPUs without AVX (Goldmont), where a
+// VEX instruction faults. All sixteen, not just those this build's register
+// allocation happened to use; xmm16-31 too when the whole build targets
+// AVX-512 (only then may the compiler use them). Naming every register as
+// clobbered keeps no live value in one across the asm; "memory" keeps the
+// state's stores before it.
+HWACCEL_SHANI_INLINE void clear_vector_registers() {
+    __asm__ volatile(
+        ".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+        "pxor %%xmm\\r, %%xmm\\r\n"
+        ".endr"
+        :
+        :
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+          "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+#if defined(__AVX512F__)
+    __asm__ volatile(
+        ".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+        "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+        ".endr"
+        :
+        :
+        : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
+          "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "memory");
+#endif
+}
+
 HWACCEL_SHANI_INLINE __m128i load(const uint8_t* p) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
 }
@@ -95,6 +124,7 @@ HWACCEL_SHANI void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t 
     __m128i dchg = _mm_shuffle_epi32(cdgh, 0xb1);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(state), _mm_blend_epi16(feba, dchg, 0xf0));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), _mm_alignr_epi8(dchg, feba, 8));
+    clear_vector_registers();
 }
 
 // ---------------------------------------------------------------- SHA-1
@@ -153,6 +183,7 @@ HWACCEL_SHANI void sha1_blocks(uint32_t state[5], const uint8_t* data, size_t nb
 
     _mm_storeu_si128(reinterpret_cast<__m128i*>(state), _mm_shuffle_epi32(abcd, 0x1b));
     state[4] = static_cast<uint32_t>(_mm_extract_epi32(e0, 3));
+    clear_vector_registers();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The x86 SM4 and GHASH engines leave no key material in the vector
+// The x86 SM4, GHASH and digest engines leave no key material in the vector
 // registers when they return (x86-64 only). Every entry point of every such
 // engine this CPU runs is called through a trampoline that zeroes all vector
 // registers, makes the call and stores them (ymm0-15, or zmm0-31 with
@@ -8,8 +8,10 @@
 // bulk kernels' forms (M rk ^ c1 for AESENCLAST, A1 rk ^ c1 for GFNI), the
 // user key, and the words of engine_data that depend on the key (those that
 // differ between two keys; the others are constants); for GHASH, H and the
-// words of its table that differ between two H. Each in both byte orders;
-// zero words are ignored.
+// words of its table that differ between two H. The x86 digest engines
+// (SHA-NI, Keccak x86-avx512 and x86-bmi2) likewise leave no state: under
+// HMAC their chaining value is key-derived, and the message may be the key
+// block. Each word in both byte orders; zero words are ignored.
 #include <catch2/catch.hpp>
 
 #if defined(__x86_64__)
@@ -17,9 +19,11 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
@@ -29,6 +33,7 @@
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
+#include "x86/x86_engines.hpp"
 
 using hwaccel::GhashEngine;
 using hwaccel::GhashKey;
@@ -60,6 +65,14 @@ public:
     void add_differing(const uint8_t* a, const uint8_t* b, size_t n, const std::string& name) {
         for (size_t i = 0; i + 4 <= n; i += 4)
             if (load(a + i) != load(b + i)) add(load(a + i), name + " word " + std::to_string(i / 4));
+    }
+
+    // Words the caller is given anyway (a digest's output): no secret.
+    void forget_bytes(const uint8_t* p, size_t n) {
+        for (size_t i = 0; i + 4 <= n; i += 4) {
+            words_.erase(load(p + i));
+            words_.erase(__builtin_bswap32(load(p + i)));
+        }
     }
 
     // "" if no word appears in the dump at any offset, else where each
@@ -397,6 +410,213 @@ TEST_CASE("x86 GHASH engines leave no key material in vector registers", "[ghash
                 INFO("update, " << n << " blocks");
                 CHECK(after_set_key == "");
                 CHECK(table_complete == "");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ digests
+
+// The x86 digest engines: their state is key-derived under HMAC (the
+// chaining value after the key block), and the message may be the key
+// block itself. Secrets: the state before and after the call, every
+// chaining value between its blocks, and the message's words. Keccak's
+// lanes count as their two 32-bit halves (the words SecretWords looks for).
+
+enum class DigestEntry { kSha1, kSha256, kAbsorb, kPermute, kFinish, kSqueeze, kOneshot };
+
+struct DigestCall {
+    DigestEntry entry;
+    const hwaccel::Sha1Engine* sha1;
+    const hwaccel::Sha256Engine* sha256;
+    const hwaccel::KeccakEngine* keccak;
+    uint32_t* state32;
+    uint64_t* state64;
+    const uint8_t* data;
+    size_t n;  // blocks (sha1, sha256, absorb) or bytes (finish, oneshot)
+    size_t rate;
+    uint8_t pad;
+    uint8_t* out;
+    size_t out_len;
+};
+
+// As sm4_thunk (its comment says how it was checked; this one too, GCC 12
+// -O2: no vector instruction, each case a CALL, then ADD to the stack
+// pointer and RET).
+[[gnu::noinline]] void digest_thunk(void* p) {
+    const DigestCall& c = *static_cast<const DigestCall*>(p);
+    switch (c.entry) {
+        case DigestEntry::kSha1: return c.sha1->blocks(c.state32, c.data, c.n);
+        case DigestEntry::kSha256: return c.sha256->blocks(c.state32, c.data, c.n);
+        case DigestEntry::kAbsorb: return c.keccak->absorb(c.state64, c.data, c.n, c.rate);
+        case DigestEntry::kPermute: return c.keccak->permute(c.state64);
+        case DigestEntry::kFinish: c.keccak->finish(c.state64, c.data, c.n, c.rate, c.pad, c.out, c.out_len); return;
+        case DigestEntry::kSqueeze: c.keccak->squeeze(c.state64, c.out, c.out_len, c.rate); return;
+        case DigestEntry::kOneshot: c.keccak->oneshot(c.data, c.n, c.rate, c.pad, c.out, c.out_len); return;
+    }
+}
+
+template <class Engine, size_t N>
+std::vector<const Engine*> x86_engines_of(hwaccel::EngineList<Engine> all, const Engine* const (&ours)[N]) {
+    std::vector<const Engine*> list;
+    for (const Engine* e : all)
+        for (const Engine* o : ours)
+            if (e == o && e->available(hwaccel::cpu_features())) list.push_back(e);
+    return list;
+}
+
+void add_words(SecretWords& s, const uint32_t* w, size_t n, const std::string& name) {
+    for (size_t i = 0; i < n; ++i) s.add(w[i], name + "[" + std::to_string(i) + "]");
+}
+void add_lanes(SecretWords& s, const uint64_t lanes[25], const std::string& name) {
+    for (int i = 0; i < 25; ++i) {
+        s.add(static_cast<uint32_t>(lanes[i]), name + " lane " + std::to_string(i) + " low");
+        s.add(static_cast<uint32_t>(lanes[i] >> 32), name + " lane " + std::to_string(i) + " high");
+    }
+}
+
+// SHA-1 and SHA-256 share everything but the state's size and the call.
+template <class Engine>
+void check_md_engine(const Engine& e) {
+    constexpr bool kSha1 = std::is_same_v<Engine, hwaccel::Sha1Engine>;
+    constexpr size_t state_words = kSha1 ? 5 : 8;
+    const bool zmm = dump_zmm();
+    Lcg rng(0x5a7e);
+    constexpr size_t kMaxBlocks = 20;
+    std::vector<uint8_t> msg(64 * kMaxBlocks);
+    rng.fill(msg.data(), msg.size());
+    for (size_t n : {size_t{1}, size_t{2}, size_t{kMaxBlocks}}) {
+        uint32_t start[8], state[8];
+        for (uint32_t& w : start) w = rng.next32();
+        SecretWords secrets;
+        secrets.add_bytes(msg.data(), 64 * n, "message");
+        add_words(secrets, start, state_words, "state in");
+        std::memcpy(state, start, sizeof state);
+        for (size_t b = 0; b < n; ++b) {  // the chaining values, one block at a time
+            e.blocks(state, msg.data() + 64 * b, 1);
+            add_words(secrets, state, state_words, "state after block " + std::to_string(b));
+        }
+        std::memcpy(state, start, sizeof state);
+        DigestCall c{};
+        if constexpr (kSha1) {
+            c.entry = DigestEntry::kSha1;
+            c.sha1 = &e;
+        } else {
+            c.entry = DigestEntry::kSha256;
+            c.sha256 = &e;
+        }
+        c.state32 = state;
+        c.data = msg.data();
+        c.n = n;
+        const std::string leak = secrets.find_in(hwaccel::test::call_and_dump_vectors(digest_thunk, &c, zmm));
+        INFO("blocks, " << n << " blocks");
+        CHECK(leak == "");
+    }
+}
+
+TEST_CASE("x86 SHA-1 and SHA-256 engines leave no state in vector registers", "[sha1][sha256][x86][wipe]") {
+    if (!can_dump()) return;
+    namespace x = hwaccel::x86;
+    const hwaccel::Sha1Engine* sha1_ours[] = {&x::sha1_sha_ni};
+    const hwaccel::Sha256Engine* sha256_ours[] = {&x::sha256_sha_ni};
+    for (const hwaccel::Sha1Engine* e : x86_engines_of(hwaccel::sha1_engines(), sha1_ours))
+        SECTION(std::string("sha1 engine ") + e->name) { check_md_engine(*e); }
+    for (const hwaccel::Sha256Engine* e : x86_engines_of(hwaccel::sha256_engines(), sha256_ours))
+        SECTION(std::string("sha256 engine ") + e->name) { check_md_engine(*e); }
+}
+
+TEST_CASE("x86 Keccak engines leave no state in vector registers", "[sha3][x86][wipe]") {
+    if (!can_dump()) return;
+    namespace x = hwaccel::x86;
+    using hwaccel::KeccakEngine;
+    const KeccakEngine* ours[] = {&x::keccak_x86_avx512, &x::keccak_x86_bmi2};
+    const bool zmm = dump_zmm();
+    Lcg rng(0x6ecc);
+    constexpr size_t kMaxBlocks = 8;
+    std::vector<uint8_t> msg(168 * kMaxBlocks);
+
+    for (const KeccakEngine* e : x86_engines_of(hwaccel::keccak_engines(), ours)) {
+        SECTION(std::string("engine ") + e->name) {
+            // Runs c from a random state (and message) through the
+            // trampoline; the leak, "" if none. reference does the same call
+            // directly, to give the state after it. The output is the
+            // caller's (and is the state's first bytes): its words are no
+            // secret.
+            auto leak = [&](DigestCall c, auto reference) {
+                uint64_t start[25], state[25];
+                for (uint64_t& l : start) l = uint64_t{rng.next32()} << 32 | rng.next32();
+                rng.fill(msg.data(), msg.size());
+                std::vector<uint8_t> out(c.out_len + 1), out_ref(c.out_len + 1);
+                std::memcpy(state, start, sizeof state);
+                reference(state, out_ref.data());
+                SecretWords secrets;
+                secrets.add_bytes(msg.data(), msg.size(), "message");
+                add_lanes(secrets, start, "state in");
+                add_lanes(secrets, state, "state out");
+                secrets.forget_bytes(out_ref.data(), c.out_len);
+                std::memcpy(state, start, sizeof state);
+                c.keccak = e;
+                c.state64 = state;
+                c.data = msg.data();
+                c.out = out.data();
+                return secrets.find_in(hwaccel::test::call_and_dump_vectors(digest_thunk, &c, zmm));
+            };
+
+            for (size_t rate : {size_t{72}, size_t{136}, size_t{168}})
+                for (size_t n : {size_t{1}, size_t{3}, kMaxBlocks}) {
+                    DigestCall c{};
+                    c.entry = DigestEntry::kAbsorb;
+                    c.n = n;
+                    c.rate = rate;
+                    INFO("absorb, rate " << rate << ", " << n << " blocks");
+                    CHECK(leak(c, [&](uint64_t* st, uint8_t*) { e->absorb(st, msg.data(), n, rate); }) == "");
+                }
+            {
+                DigestCall c{};
+                c.entry = DigestEntry::kPermute;
+                INFO("permute");
+                CHECK(leak(c, [&](uint64_t* st, uint8_t*) { e->permute(st); }) == "");
+            }
+            // SHA3-256 (rate 136, 32 bytes out) and SHAKE128 (rate 168, 400
+            // bytes out: more than two blocks, a partial lane at the end).
+            struct Final {
+                size_t rate;
+                uint8_t pad;
+                size_t out_len;
+            };
+            const Final finals[] = {{136, hwaccel::kSha3Pad, 32}, {168, hwaccel::kShakePad, 400}};
+            for (const Final& f : finals)
+                for (size_t len : {size_t{0}, size_t{13}, f.rate + 13, 3 * f.rate}) {
+                    DigestCall c{};
+                    c.rate = f.rate;
+                    c.pad = f.pad;
+                    c.out_len = f.out_len;
+                    c.n = len;
+                    if (e->finish != nullptr) {
+                        c.entry = DigestEntry::kFinish;
+                        INFO("finish, rate " << f.rate << ", " << len << " bytes in, " << f.out_len << " out");
+                        CHECK(leak(c, [&](uint64_t* st, uint8_t* o) {
+                                  e->finish(st, msg.data(), len, f.rate, f.pad, o, f.out_len);
+                              }) == "");
+                    }
+                    if (e->oneshot != nullptr) {
+                        // No state in: the one it ends with is finish's from zero.
+                        c.entry = DigestEntry::kOneshot;
+                        INFO("oneshot, rate " << f.rate << ", " << len << " bytes in, " << f.out_len << " out");
+                        CHECK(leak(c, [&](uint64_t* st, uint8_t* o) {
+                                  std::memset(st, 0, 200);
+                                  e->oneshot(msg.data(), len, f.rate, f.pad, o, f.out_len);
+                                  if (e->finish != nullptr) e->finish(st, msg.data(), len, f.rate, f.pad, o, f.out_len);
+                              }) == "");
+                    }
+                }
+            if (e->squeeze != nullptr) {
+                DigestCall c{};
+                c.entry = DigestEntry::kSqueeze;
+                c.rate = 168;
+                c.out_len = 400;
+                INFO("squeeze, rate 168, 400 bytes");
+                CHECK(leak(c, [&](uint64_t* st, uint8_t* o) { e->squeeze(st, o, 400, 168); }) == "");
             }
         }
     }
