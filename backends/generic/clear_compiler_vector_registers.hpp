@@ -1,0 +1,55 @@
+// Zeroes the vector registers a portable engine's compiled code may have
+// left key material or state in: GCC vectorises its copies and rounds (the
+// generic SHA-1/SHA-256 left their chaining values in xmm registers, SM4's
+// set_key and GHASH's table copies key words). Portable C++ cannot clear a
+// register, so this knows the two ISAs the portable engines commonly run on
+// and does nothing elsewhere:
+//   x86-64   xmm0-15 (PXOR, baseline SSE2; VPXOR when the build targets AVX,
+//            which also zeroes the upper halves the compiler may then use),
+//            and xmm16-31 when it targets AVX-512F (only then can it use them);
+//   arm64    v0-v7 and v16-v31 (v8-v15's low halves are callee-saved: an
+//            engine that used them restored the caller's values).
+// Call it once per entry point, after the last store of the result.
+#pragma once
+
+namespace hwaccel::generic {
+namespace {
+
+inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
+#if defined(__x86_64__)
+#if defined(__AVX__)
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+                     "vpxor %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+                     ".endr" ::
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+#else
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+                     "pxor %%xmm\\r, %%xmm\\r\n"
+                     ".endr" ::
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+#endif
+#if defined(__AVX512F__)
+    __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+                     "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+                     ".endr" ::
+                         : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                           "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+                           "memory");
+#endif
+#elif defined(__aarch64__)
+    __asm__ volatile("movi v0.16b, #0\n movi v1.16b, #0\n movi v2.16b, #0\n movi v3.16b, #0\n"
+                     "movi v4.16b, #0\n movi v5.16b, #0\n movi v6.16b, #0\n movi v7.16b, #0\n"
+                     "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+                     "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+                     "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
+                     "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" ::
+                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
+                           "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+                           "v31", "memory");
+#endif
+}
+
+}  // namespace
+}  // namespace hwaccel::generic
