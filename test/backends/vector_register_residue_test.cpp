@@ -11,7 +11,9 @@
 // words of its table that differ between two H. The x86 digest engines
 // (SHA-NI, Keccak x86-avx512 and x86-bmi2) likewise leave no state: under
 // HMAC their chaining value is key-derived, and the message may be the key
-// block. Each word in both byte orders; zero words are ignored.
+// block. The portable engines too, as built here (their clearing is
+// generic/clear_compiler_vector_registers.hpp). Each word in both byte
+// orders; zero words are ignored.
 #include <catch2/catch.hpp>
 
 #if defined(__x86_64__)
@@ -23,13 +25,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "generic/generic_engines.hpp"  // backend internals (hwaccel_backend_internals)
 #include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
 #include "support/vector_register_dump.hpp"
 #include "support/vectors.hpp"
-#include "x86/ghash_x86_engines.hpp"     // backend internals (hwaccel_backend_internals)
+#include "x86/ghash_x86_engines.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
@@ -208,7 +211,8 @@ struct Sm4Call {
 // The x86 engines of the registry's list that this CPU runs.
 std::vector<const Sm4Engine*> x86_sm4_engines() {
     namespace x = hwaccel::x86;
-    const Sm4Engine* ours[] = {&x::sm4_gfni_avx512, &x::sm4_gfni_avx2, &x::sm4_vaes_avx2, &x::sm4_aesni_avx2};
+    const Sm4Engine* ours[] = {&x::sm4_gfni_avx512, &x::sm4_gfni_avx2, &x::sm4_vaes_avx2, &x::sm4_aesni_avx2,
+                               &hwaccel::generic::sm4};
     std::vector<const Sm4Engine*> list;
     for (const Sm4Engine* e : hwaccel::sm4_engines())
         for (const Sm4Engine* o : ours)
@@ -218,7 +222,7 @@ std::vector<const Sm4Engine*> x86_sm4_engines() {
 
 std::string dir_name(Sm4Direction d) { return d == Sm4Direction::kEncrypt ? "encrypt" : "decrypt"; }
 
-TEST_CASE("x86 SM4 engines leave no key material in vector registers", "[sm4][x86][wipe]") {
+TEST_CASE("x86 and portable SM4 engines leave no key material in vector registers", "[sm4][x86][wipe]") {
     if (!can_dump()) return;  // no x86 SM4 engine runs here either
     const bool zmm = dump_zmm();
     Lcg rng(0x5e11);
@@ -360,7 +364,8 @@ struct GhashCall {
 
 std::vector<const GhashEngine*> x86_ghash_engines() {
     namespace x = hwaccel::x86;
-    const GhashEngine* ours[] = {&x::ghash_vpclmul_avx512, &x::ghash_vpclmul_avx2, &x::ghash_pclmul};
+    const GhashEngine* ours[] = {&x::ghash_vpclmul_avx512, &x::ghash_vpclmul_avx2, &x::ghash_pclmul,
+                                 &hwaccel::generic::ghash};
     std::vector<const GhashEngine*> list;
     for (const GhashEngine* e : hwaccel::ghash_engines())
         for (const GhashEngine* o : ours)
@@ -368,7 +373,7 @@ std::vector<const GhashEngine*> x86_ghash_engines() {
     return list;
 }
 
-TEST_CASE("x86 GHASH engines leave no key material in vector registers", "[ghash][x86][wipe]") {
+TEST_CASE("x86 and portable GHASH engines leave no key material in vector registers", "[ghash][x86][wipe]") {
     if (!can_dump()) return;
     const bool zmm = dump_zmm();
     Lcg rng(0x9a54);
@@ -514,22 +519,22 @@ void check_md_engine(const Engine& e) {
     }
 }
 
-TEST_CASE("x86 SHA-1 and SHA-256 engines leave no state in vector registers", "[sha1][sha256][x86][wipe]") {
+TEST_CASE("x86 and portable SHA-1 and SHA-256 engines leave no state in vector registers", "[sha1][sha256][x86][wipe]") {
     if (!can_dump()) return;
     namespace x = hwaccel::x86;
-    const hwaccel::Sha1Engine* sha1_ours[] = {&x::sha1_sha_ni};
-    const hwaccel::Sha256Engine* sha256_ours[] = {&x::sha256_sha_ni};
+    const hwaccel::Sha1Engine* sha1_ours[] = {&x::sha1_sha_ni, &hwaccel::generic::sha1};
+    const hwaccel::Sha256Engine* sha256_ours[] = {&x::sha256_sha_ni, &hwaccel::generic::sha256};
     for (const hwaccel::Sha1Engine* e : x86_engines_of(hwaccel::sha1_engines(), sha1_ours))
         SECTION(std::string("sha1 engine ") + e->name) { check_md_engine(*e); }
     for (const hwaccel::Sha256Engine* e : x86_engines_of(hwaccel::sha256_engines(), sha256_ours))
         SECTION(std::string("sha256 engine ") + e->name) { check_md_engine(*e); }
 }
 
-TEST_CASE("x86 Keccak engines leave no state in vector registers", "[sha3][x86][wipe]") {
+TEST_CASE("x86 and portable Keccak engines leave no state in vector registers", "[sha3][x86][wipe]") {
     if (!can_dump()) return;
     namespace x = hwaccel::x86;
     using hwaccel::KeccakEngine;
-    const KeccakEngine* ours[] = {&x::keccak_x86_avx512, &x::keccak_x86_bmi2};
+    const KeccakEngine* ours[] = {&x::keccak_x86_avx512, &x::keccak_x86_bmi2, &hwaccel::generic::keccak};
     const bool zmm = dump_zmm();
     Lcg rng(0x6ecc);
     constexpr size_t kMaxBlocks = 8;
