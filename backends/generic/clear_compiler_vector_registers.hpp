@@ -6,7 +6,7 @@
 // and does nothing elsewhere:
 //   x86-64   xmm0-15 (PXOR, baseline SSE2; VPXOR when the build targets AVX,
 //            which also zeroes the upper halves the compiler may then use),
-//            and xmm16-31 when it targets AVX-512F (only then can it use them);
+//            and xmm16-31 on a CPU with AVX-512F (glibc's copies use them);
 //   arm64    v0-v7 and v16-v31 (v8-v15's low halves are callee-saved: an
 //            engine that used them restored the caller's values).
 // Call it once per entry point, after the last store of the result.
@@ -30,6 +30,12 @@ inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
                          : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
                            "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
 #endif
+    // xmm16-31 whenever the CPU has them, whatever this build targets:
+    // glibc's memcpy and memset (EVEX versions) copy through ymm16-31, and
+    // an engine's memcpy that the compiler does not inline (sanitizer
+    // builds) leaves the copied key there. A build that targets AVX-512F
+    // may keep its own values there, so names them as clobbered; any other
+    // cannot use them (nor name them).
 #if defined(__AVX512F__)
     __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
                      "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
@@ -37,6 +43,14 @@ inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
                          : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
                            "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
                            "memory");
+#else
+    __builtin_cpu_init();  // idempotent; safe however early the first call comes
+    if (__builtin_cpu_supports("avx512f")) {
+        __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+                         "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+                         ".endr" ::
+                             : "memory");
+    }
 #endif
 #elif defined(__aarch64__)
     __asm__ volatile("movi v0.16b, #0\n movi v1.16b, #0\n movi v2.16b, #0\n movi v3.16b, #0\n"
