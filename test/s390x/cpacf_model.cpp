@@ -79,9 +79,7 @@ struct Tables {
 const Tables kTables;
 
 uint32_t rol32(uint32_t v, unsigned n) { return n == 0 ? v : (v << n) | (v >> (32 - n)); }
-uint32_t ror32(uint32_t v, unsigned n) { return rol32(v, 32 - n); }
 uint64_t rol64(uint64_t v, unsigned n) { return n % 64 == 0 ? v : (v << n) | (v >> (64 - n)); }
-uint64_t ror64(uint64_t v, unsigned n) { return rol64(v, 64 - n); }
 
 // Byte-at-a-time big/little-endian access: the model must not depend on the
 // host's byte order or alignment.
@@ -367,20 +365,53 @@ void sha1_block(uint32_t h[5], const uint8_t block[64]) {
     h[4] += e;
 }
 
-void sha256_block(uint32_t h[8], const uint8_t block[64]) {
-    uint32_t w[64];
-    for (int t = 0; t < 16; ++t) w[t] = static_cast<uint32_t>(get_be(block + 4 * t, 4));
-    for (int t = 16; t < 64; ++t) {
-        const uint32_t s0 = ror32(w[t - 15], 7) ^ ror32(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        const uint32_t s1 = ror32(w[t - 2], 17) ^ ror32(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int t = 0; t < 64; ++t) {
-        const uint32_t t1 = hh + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) +
-                            ((e & f) ^ (~e & g)) + kTables.k256[t] + w[t];
-        const uint32_t t2 =
-            (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+// FIPS 180-4 6.2.2 and 6.4.2: SHA-256 and SHA-512 are one compression over
+// different words, round counts, constants and rotation amounts.
+struct Sha256Shape {
+    using Word = uint32_t;
+    static constexpr int kRounds = 64;
+    static constexpr unsigned kSmallSigma0[3] = {7, 18, 3}, kSmallSigma1[3] = {17, 19, 10};
+    static constexpr unsigned kBigSigma0[3] = {2, 13, 22}, kBigSigma1[3] = {6, 11, 25};
+    static Word k(int t) { return kTables.k256[t]; }
+};
+struct Sha512Shape {
+    using Word = uint64_t;
+    static constexpr int kRounds = 80;
+    static constexpr unsigned kSmallSigma0[3] = {1, 8, 7}, kSmallSigma1[3] = {19, 61, 6};
+    static constexpr unsigned kBigSigma0[3] = {28, 34, 39}, kBigSigma1[3] = {14, 18, 41};
+    static Word k(int t) { return kTables.k512[t]; }
+};
+
+template <class Word>
+Word ror(Word v, unsigned n) {
+    constexpr unsigned kBits = 8 * sizeof(Word);
+    return n % kBits == 0 ? v : static_cast<Word>((v >> n) | (v << (kBits - n)));
+}
+
+// sigma: two rotations and a shift; Sigma: three rotations.
+template <class Word>
+Word small_sigma(Word v, const unsigned (&r)[3]) {
+    return ror(v, r[0]) ^ ror(v, r[1]) ^ (v >> r[2]);
+}
+template <class Word>
+Word big_sigma(Word v, const unsigned (&r)[3]) {
+    return ror(v, r[0]) ^ ror(v, r[1]) ^ ror(v, r[2]);
+}
+
+template <class Shape>
+void sha2_block(typename Shape::Word h[8], const uint8_t* block) {
+    using Word = typename Shape::Word;
+    constexpr int kBytes = sizeof(Word);
+    Word w[Shape::kRounds];
+    for (int t = 0; t < 16; ++t) w[t] = static_cast<Word>(get_be(block + kBytes * t, kBytes));
+    for (int t = 16; t < Shape::kRounds; ++t)
+        w[t] = w[t - 16] + small_sigma(w[t - 15], Shape::kSmallSigma0) + w[t - 7] +
+               small_sigma(w[t - 2], Shape::kSmallSigma1);
+    Word a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int t = 0; t < Shape::kRounds; ++t) {
+        const Word t1 =
+            hh + big_sigma(e, Shape::kBigSigma1) + ((e & f) ^ (~e & g)) + Shape::k(t) + w[t];
+        const Word t2 = big_sigma(a, Shape::kBigSigma0) + ((a & b) ^ (a & c) ^ (b & c));
         hh = g;
         g = f;
         f = e;
@@ -400,38 +431,9 @@ void sha256_block(uint32_t h[8], const uint8_t block[64]) {
     h[7] += hh;
 }
 
-void sha512_block(uint64_t h[8], const uint8_t block[128]) {
-    uint64_t w[80];
-    for (int t = 0; t < 16; ++t) w[t] = get_be(block + 8 * t, 8);
-    for (int t = 16; t < 80; ++t) {
-        const uint64_t s0 = ror64(w[t - 15], 1) ^ ror64(w[t - 15], 8) ^ (w[t - 15] >> 7);
-        const uint64_t s1 = ror64(w[t - 2], 19) ^ ror64(w[t - 2], 61) ^ (w[t - 2] >> 6);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    uint64_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int t = 0; t < 80; ++t) {
-        const uint64_t t1 = hh + (ror64(e, 14) ^ ror64(e, 18) ^ ror64(e, 41)) +
-                            ((e & f) ^ (~e & g)) + kTables.k512[t] + w[t];
-        const uint64_t t2 =
-            (ror64(a, 28) ^ ror64(a, 34) ^ ror64(a, 39)) + ((a & b) ^ (a & c) ^ (b & c));
-        hh = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
-}
+void sha256_block(uint32_t h[8], const uint8_t block[64]) { sha2_block<Sha256Shape>(h, block); }
+
+void sha512_block(uint64_t h[8], const uint8_t block[128]) { sha2_block<Sha512Shape>(h, block); }
 
 // FIPS 202 3.3 step by step; lane (x, y) is a[x + 5y].
 void keccak_f1600(uint64_t a[25]) {
