@@ -17,6 +17,9 @@
 //             provider. OpenSSL 3.0's EVP layer copies no key (it passes
 //             the pointer to the provider's init and calls dupctx for a
 //             copy), so a word found only here would be libcrypto's.
+// provider_tests runs it over hwaccel.so; provider_residue_memcpy_tests over
+// a module whose copies all call memcpy (what clang and the sanitizer builds
+// compile), where GCC -O3's REP MOVSQ does not hide the cipher copies.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 
@@ -94,9 +97,9 @@ struct CallArgs {
 }
 
 // One call, for the trampoline: after it only stores of its result from
-// general registers (objdump -d of this object, GCC 12 -O2: no vector
+// general registers (objdump -d of this object, GCC 12 -O3: no vector
 // instruction in call_thunk; each case a CALL, then a MOV of eax/rax into
-// the struct).
+// the struct, or nothing).
 [[gnu::noinline]] void call_thunk(void* p) {
     CallArgs& c = *static_cast<CallArgs*>(p);
     switch (c.call) {
