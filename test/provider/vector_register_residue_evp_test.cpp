@@ -17,6 +17,12 @@
 //             provider. OpenSSL 3.0's EVP layer copies no key (it passes
 //             the pointer to the provider's init and calls dupctx for a
 //             copy), so a word found only here would be libcrypto's.
+// HMAC itself is not checked: OpenSSL 3.0's HMAC (the default provider's,
+// over our digest) copies the raw key with glibc's memcpy, and
+// EVP_MAC_CTX_dup leaves it in zmm16 whichever provider serves SHA-256
+// (EVP_MAC_init over the default provider's SHA-256 leaves it in zmm17):
+// libcrypto's residue, which the provider cannot clear. Its digest copies,
+// which HMAC makes, are checked below.
 // provider_tests runs it over hwaccel.so; provider_residue_memcpy_tests over
 // a module whose copies all call memcpy (what clang and the sanitizer builds
 // compile), where GCC -O3's REP MOVSQ does not hide the cipher copies.
