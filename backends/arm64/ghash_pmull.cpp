@@ -44,7 +44,7 @@
 #include <cstring>
 
 #include "arm64/arm64_engines.hpp"
-#include "arm64/clear_vector_registers.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 

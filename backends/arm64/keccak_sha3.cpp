@@ -53,7 +53,7 @@
 
 #include <cstring>
 
-#include "arm64/clear_vector_registers.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 
 #if !defined(__aarch64__) || !defined(__ARM_FEATURE_SHA3) || defined(__AARCH64EB__)

@@ -23,9 +23,9 @@
 // multiplication for the small cores where it does not.
 #include <cstring>
 
-#include "generic/clear_compiler_vector_registers.hpp"
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 
 namespace hwaccel::generic {
 namespace {
@@ -94,7 +94,7 @@ void (*volatile const burn_stack_call)() = burn_stack;
 void set_key(GhashKey* key, const uint8_t h[16]) {
     prepare(key, h);
     burn_stack_call();
-    clear_compiler_vector_registers();  // H's forms, copied through vector registers
+    clear_vector_registers();  // H's forms, copied through vector registers
 }
 
 // y (in this file's bit order) times H, reduced.
@@ -134,7 +134,7 @@ void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
     update_blocks(key, y, data, nblocks);
     burn_stack_call();
-    clear_compiler_vector_registers();
+    clear_vector_registers();
 }
 
 bool always(const CpuFeatures&) { return true; }

@@ -14,9 +14,9 @@
 // inverted set. The set and the per-row forms were found by exhaustive search.
 // Without an and-not instruction (baseline x86-64) this is about 10% faster
 // (`build/tools/hwaccel-engine-bench generic` measures it).
-#include "generic/clear_compiler_vector_registers.hpp"
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 
 namespace hwaccel::generic {
 namespace {
@@ -312,12 +312,12 @@ void sponge(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate
 
 void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
     sponge(state, data, nblocks, rate);
-    clear_compiler_vector_registers();
+    clear_vector_registers();
 }
 
 void permute(uint64_t state[25]) {
     sponge(state, nullptr, 1, 0);
-    clear_compiler_vector_registers();
+    clear_vector_registers();
 }
 
 bool available(const CpuFeatures&) { return true; }

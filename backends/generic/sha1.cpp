@@ -3,9 +3,9 @@
 // The five working variables stay in locals and the rounds are written out so
 // the variables rotate by renaming arguments instead of by moves; the message
 // schedule is a 16-word ring computed as the rounds consume it.
-#include "generic/clear_compiler_vector_registers.hpp"
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 
 namespace hwaccel::generic {
 namespace {
@@ -91,7 +91,7 @@ void blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
     state[2] = h2;
     state[3] = h3;
     state[4] = h4;
-    clear_compiler_vector_registers();  // the chaining value (key-derived under HMAC)
+    clear_vector_registers();  // the chaining value (key-derived under HMAC)
 }
 
 bool available(const CpuFeatures&) { return true; }

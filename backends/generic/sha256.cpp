@@ -4,9 +4,9 @@
 // The eight working variables stay in locals and the rounds are written out so
 // the variables rotate by renaming arguments instead of by moves; the message
 // schedule is a 16-word ring computed as the rounds consume it.
-#include "generic/clear_compiler_vector_registers.hpp"
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/sha256_constants.hpp"
 
 namespace hwaccel::generic {
@@ -102,7 +102,7 @@ void blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
     state[5] = h5;
     state[6] = h6;
     state[7] = h7;
-    clear_compiler_vector_registers();  // the chaining value (key-derived under HMAC)
+    clear_vector_registers();  // the chaining value (key-derived under HMAC)
 }
 
 bool available(const CpuFeatures&) { return true; }

@@ -40,10 +40,10 @@
 #include <optional>
 #include <utility>
 
-#include "generic/clear_compiler_vector_registers.hpp"
 #include "generic/generic_engines.hpp"
 #include "generic/sm4_internal.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/sm4_key_schedule.hpp"
 
 namespace hwaccel::generic {
@@ -250,7 +250,7 @@ void encrypt_block(const uint32_t rk[32], uint8_t out[16], const uint8_t in[16])
 
 void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     sm4_schedule::expand(key, user_key, [](uint32_t x) { return sbox_word(x); });
-    clear_compiler_vector_registers();  // GCC vectorises the round keys' copies
+    clear_vector_registers();  // GCC vectorises the round keys' copies
 }
 
 // --- bitsliced bulk kernel ------------------------------------------------------
@@ -582,7 +582,7 @@ void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uin
     store_be64(counter, hi);
     store_be64(counter + 8, lo);
     secure_zero(buf, sizeof buf);
-    clear_compiler_vector_registers();  // the bitsliced state and round keys
+    clear_vector_registers();  // the bitsliced state and round keys
 }
 
 void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]) {
@@ -603,7 +603,7 @@ void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblo
         nblocks -= m;
     }
     secure_zero(buf, sizeof buf);
-    clear_compiler_vector_registers();  // the bitsliced state and round keys
+    clear_vector_registers();  // the bitsliced state and round keys
 }
 
 // CFB128: P_i = C_i ^ E(C_{i-1}), all E inputs known up front.
@@ -622,7 +622,7 @@ void cfb_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblo
         nblocks -= m;
     }
     secure_zero(buf, sizeof buf);
-    clear_compiler_vector_registers();  // the bitsliced state and round keys
+    clear_vector_registers();  // the bitsliced state and round keys
 }
 
 bool always(const CpuFeatures&) { return true; }
@@ -631,11 +631,11 @@ bool always(const CpuFeatures&) { return true; }
 // one round-key array (the direction is the array).
 void ecb_entry(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {
     ecb(direction == Sm4Direction::kDecrypt ? key->dec : key->enc, out, in, nblocks);
-    clear_compiler_vector_registers();
+    clear_vector_registers();
 }
 void encrypt_block_entry(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
     encrypt_block(key->enc, out, in);
-    clear_compiler_vector_registers();
+    clear_vector_registers();
 }
 
 }  // namespace

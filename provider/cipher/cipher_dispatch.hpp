@@ -14,6 +14,7 @@
 //   static void resume_stream(State&);  num was set into a block: rebuild
 //                                       that block's stream (key is set)
 //   block modes:  static void blocks(State&, bool enc, out, in, nblocks);
+//                 changes nothing of State but iv (final relies on it)
 //   stream modes: static void stream(State&, bool enc, out, in, len);
 #pragma once
 
@@ -213,10 +214,13 @@ class CipherDispatch {
                         "ciphertext is not a whole number of blocks");
             return 0;
         }
-        // Decrypt a copy: a refusal below leaves the context as it was.
-        typename Mode::State state = ctx->state;
+        // A refusal below leaves the context as it was: a block mode's
+        // blocks() changes only the IV register, so that is all to restore
+        // (a copy of the whole state would copy the key schedule too).
+        uint8_t iv_before[kBlock];
+        std::memcpy(iv_before, ctx->state.iv, kBlock);
         uint8_t plain[kBlock];
-        Mode::blocks(state, false, plain, ctx->buf, 1);
+        Mode::blocks(ctx->state, false, plain, ctx->buf, 1);
         size_t len = kBlock;
         int ok = 1;
         if (ctx->padding && !pkcs7_unpad(plain, &len)) {
@@ -226,13 +230,12 @@ class CipherDispatch {
             ok = 0;
         } else {
             std::memcpy(out, plain, len);
-            ctx->state = state;
             wipe(ctx->buf, sizeof ctx->buf);
             ctx->buffered = 0;
             *outl = len;
         }
+        if (!ok) std::memcpy(ctx->state.iv, iv_before, kBlock);
         wipe(plain, sizeof plain);
-        wipe(&state, sizeof state);
         return ok;
     }
 

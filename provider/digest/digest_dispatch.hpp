@@ -27,6 +27,7 @@
 
 #include "digest/newer_dispatch_ids.hpp"
 #include "errors.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "lengths.hpp"
 #include "memory.hpp"
 #include "openssl_version.hpp"
@@ -93,10 +94,14 @@ class DigestDispatch {
         mem::free(ctx);
     }
 
+    // A copy moves the state through vector registers (GCC's inlined
+    // copies, glibc's memcpy): under HMAC a key-derived chaining value, and
+    // the buffered message. The registers are cleared before returning.
     static void* dupctx(void* vctx) noexcept {
         auto* src = static_cast<const Ctx*>(vctx);
         if (src == nullptr) return nullptr;
         Ctx* ctx = alloc(*src);
+        clear_vector_registers();
         if (ctx == nullptr) raise_error(src->prov, kErrOutOfMemory);
         return ctx;
     }
@@ -328,6 +333,7 @@ class DigestDispatch {
             ctx->hasher.wipe();
             ctx->hasher = loaded;
             loaded.wipe();
+            clear_vector_registers();  // the state's copies, as dupctx
             ctx->phase = Phase::kAbsorbing;
             return 1;
         } else {
@@ -338,8 +344,10 @@ class DigestDispatch {
 
     // EVP_MD_CTX_copy_ex into a context of the same digest (OpenSSL 3.5+).
     static void copyctx(void* out, void* in) noexcept {
-        if (out != nullptr && in != nullptr && out != in)
+        if (out != nullptr && in != nullptr && out != in) {
             *static_cast<Ctx*>(out) = *static_cast<const Ctx*>(in);
+            clear_vector_registers();  // as dupctx
+        }
     }
 
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {

@@ -12,7 +12,7 @@
 // (SHA-NI, Keccak x86-avx512 and x86-bmi2) likewise leave no state: under
 // HMAC their chaining value is key-derived, and the message may be the key
 // block. The portable engines too, as built here (their clearing is
-// generic/clear_compiler_vector_registers.hpp). Each word in both byte
+// hwaccel/clear_vector_registers.hpp). Each word in both byte
 // orders; zero words are ignored.
 #include <catch2/catch.hpp>
 
@@ -22,7 +22,6 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "generic/generic_engines.hpp"  // backend internals (hwaccel_backend_internals)
@@ -30,6 +29,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "support/secret_words.hpp"
 #include "support/vector_register_dump.hpp"
 #include "support/vectors.hpp"
 #include "x86/ghash_x86_engines.hpp"
@@ -48,60 +48,7 @@ using hwaccel::XtsStandard;
 namespace {
 
 using hwaccel::test::Lcg;  // deterministic, so a failure reproduces
-using hwaccel::test::VectorRegisterDump;
-
-// ------------------------------------------------------------ key material
-
-// Named 4-byte words, looked up by their bytes.
-class SecretWords {
-public:
-    // The word as stored (native order) and byte-reversed; zero is no secret.
-    void add(uint32_t w, const std::string& name) {
-        if (w == 0) return;
-        words_.emplace(w, name);
-        words_.emplace(__builtin_bswap32(w), name + " (byte-reversed)");
-    }
-    void add_bytes(const uint8_t* p, size_t n, const std::string& name) {
-        for (size_t i = 0; i + 4 <= n; i += 4) add(load(p + i), name + "[" + std::to_string(i / 4) + "]");
-    }
-    // Words of a that differ from b's at the same offset: what the key decides.
-    void add_differing(const uint8_t* a, const uint8_t* b, size_t n, const std::string& name) {
-        for (size_t i = 0; i + 4 <= n; i += 4)
-            if (load(a + i) != load(b + i)) add(load(a + i), name + " word " + std::to_string(i / 4));
-    }
-
-    // Words the caller is given anyway (a digest's output): no secret.
-    void forget_bytes(const uint8_t* p, size_t n) {
-        for (size_t i = 0; i + 4 <= n; i += 4) {
-            words_.erase(load(p + i));
-            words_.erase(__builtin_bswap32(load(p + i)));
-        }
-    }
-
-    // "" if no word appears in the dump at any offset, else where each
-    // found one was (the first few).
-    std::string find_in(const VectorRegisterDump& d) const {
-        std::string found;
-        int hits = 0;
-        for (size_t off = 0; off + 4 <= d.bytes.size(); ++off) {
-            const auto it = words_.find(load(d.bytes.data() + off));
-            if (it == words_.end()) continue;
-            if (++hits <= 4)
-                found += it->second + " in " + d.prefix + std::to_string(off / d.width) + " byte " +
-                         std::to_string(off % d.width) + "; ";
-        }
-        if (hits > 4) found += std::to_string(hits) + " hits in all";
-        return found;
-    }
-
-private:
-    static uint32_t load(const uint8_t* p) {
-        uint32_t w;
-        std::memcpy(&w, p, 4);
-        return w;
-    }
-    std::unordered_multimap<uint32_t, std::string> words_;
-};
+using hwaccel::test::SecretWords;
 
 // The trampoline's instructions need the real CPU's features, whatever
 // HWACCEL_TEST_CPU makes cpu_features() claim (the model suites build this

@@ -1,21 +1,26 @@
-// Zeroes the vector registers a portable engine's compiled code may have
-// left key material or state in: GCC vectorises its copies and rounds (the
-// generic SHA-1/SHA-256 left their chaining values in xmm registers, SM4's
-// set_key and GHASH's table copies key words). Portable C++ cannot clear a
-// register, so this knows the two ISAs the portable engines commonly run on
-// and does nothing elsewhere:
+// Zeroes the caller-saved vector registers that compiled code, or the libc
+// functions it calls, may have left secrets in: GCC vectorises copies and
+// rounds (the generic SHA-1/SHA-256 left their chaining values in xmm
+// registers, SM4's set_key and GHASH's table copies key words), and glibc's
+// memcpy copies a provider context's key schedule through them. Portable C++
+// cannot clear a register, so this knows the two ISAs the code commonly runs
+// on and does nothing elsewhere:
 //   x86-64   xmm0-15 (PXOR, baseline SSE2; VPXOR when the build targets AVX,
 //            which also zeroes the upper halves the compiler may then use),
 //            and xmm16-31 on a CPU with AVX-512F (glibc's copies use them);
-//   arm64    v0-v7 and v16-v31 (v8-v15's low halves are callee-saved: an
-//            engine that used them restored the caller's values).
+//   arm64    v0-v7 and v16-v31 (v8-v15's low halves are callee-saved: a
+//            function that used them restored the caller's values).
+// One definition for the portable engines, the arm64 engines and the
+// provider's key handling. Internal linkage (an anonymous namespace): each
+// file gets its own inlined copy, and the weak-symbol check of
+// cross-aarch64.sh has nothing shared to find.
 // Call it once per entry point, after the last store of the result.
 #pragma once
 
-namespace hwaccel::generic {
+namespace hwaccel {
 namespace {
 
-inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
+inline __attribute__((always_inline)) void clear_vector_registers() {
 #if defined(__x86_64__)
 #if defined(__AVX__)
     __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
@@ -32,7 +37,7 @@ inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
 #endif
     // xmm16-31 whenever the CPU has them, whatever this build targets:
     // glibc's memcpy and memset (EVEX versions) copy through ymm16-31, and
-    // an engine's memcpy that the compiler does not inline (sanitizer
+    // a memcpy that the compiler does not inline (sanitizer
     // builds) leaves the copied key there. A build that targets AVX-512F
     // may keep its own values there, so names them as clobbered; any other
     // cannot use them (nor name them).
@@ -66,4 +71,4 @@ inline __attribute__((always_inline)) void clear_compiler_vector_registers() {
 }
 
 }  // namespace
-}  // namespace hwaccel::generic
+}  // namespace hwaccel
