@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "arm64/arm64_engines.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/sha256_constants.hpp"
 
@@ -58,6 +59,7 @@ void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
     }
     vst1q_u32(state, abcd);
     vst1q_u32(state + 4, efgh);
+    clear_vector_registers();  // the chaining value (key-derived under HMAC) and the message
 }
 
 // ---------------------------------------------------------------- SHA-1
@@ -98,6 +100,7 @@ void sha1_blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
     }
     vst1q_u32(state, abcd);
     state[4] = e;
+    clear_vector_registers();
 }
 
 }  // namespace

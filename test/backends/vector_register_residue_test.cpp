@@ -1,22 +1,30 @@
-// The x86 SM4, GHASH and digest engines leave no key material in the vector
-// registers when they return (x86-64 only). Every entry point of every such
-// engine this CPU runs is called through a trampoline that zeroes all vector
-// registers, makes the call and stores them (ymm0-15, or zmm0-31 with
-// AVX-512F) right after it returns (support/vector_register_dump.hpp); then
+// The x86 and arm64 SM4, GHASH and digest engines leave no key material in
+// the vector registers when they return (x86-64 and arm64, each for its own
+// engines). Every entry point of every such engine this CPU runs is called
+// through a trampoline that zeroes all vector registers, makes the call and
+// stores them (ymm0-15, or zmm0-31 with AVX-512F; arm64: all 128 bits of
+// v0-v31) right after it returns (support/vector_register_dump.hpp); then
 // no 4-byte word of the key's material may appear in those bytes at any
 // offset. Key material: the standard round keys (Sm4Key::enc, dec), their
 // bulk kernels' forms (M rk ^ c1 for AESENCLAST, A1 rk ^ c1 for GFNI), the
 // user key, and the words of engine_data that depend on the key (those that
-// differ between two keys; the others are constants); for GHASH, H and the
-// words of its table that differ between two H. The x86 digest engines
-// (SHA-NI, Keccak x86-avx512 and x86-bmi2) likewise leave no state: under
-// HMAC their chaining value is key-derived, and the message may be the key
-// block. The portable engines too, as built here (their clearing is
+// differ between two keys; the others are constants; the bulk kernels'
+// forms are x86's only); for GHASH, H and the words of its table that differ
+// between two H. The digest engines (SHA-NI, Keccak x86-avx512 and
+// x86-bmi2; arm64-ce SHA-1/SHA-256, arm64-sha3) likewise leave no state:
+// under HMAC their chaining value is key-derived, and the message may be the
+// key block. The portable engines too, as built here (their clearing is
 // hwaccel/clear_vector_registers.hpp). Each word in both byte
 // orders; zero words are ignored.
+//
+// arm64's v8-v15 are checked whole: AAPCS64 keeps only their low halves
+// (d8-d15) for the caller, so an engine may return with its own values in
+// the upper halves. Compiled code restores d8-d15 with 64-bit loads, which
+// zero the upper halves (the probe test below shows it); hand-written code
+// that wrote an upper half would be caught here.
 #include <catch2/catch.hpp>
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 #include <cstdint>
 #include <cstring>
@@ -32,11 +40,15 @@
 #include "support/secret_words.hpp"
 #include "support/vector_register_dump.hpp"
 #include "support/vectors.hpp"
+#if defined(__x86_64__)
 #include "x86/ghash_x86_engines.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 #include "x86/x86_engines.hpp"
+#else
+#include "arm64/arm64_engines.hpp"
+#endif
 
 using hwaccel::GhashEngine;
 using hwaccel::GhashKey;
@@ -49,12 +61,40 @@ namespace {
 
 using hwaccel::test::Lcg;  // deterministic, so a failure reproduces
 using hwaccel::test::SecretWords;
+using hwaccel::test::VectorRegisterDump;
+
+#if defined(__x86_64__)
+// The test names' ISA and tag. arm64's carry no [arm64]: the cross script's
+// runs that select "[arm64]" (other -cpu models, masked features) add no
+// engine to the -cpu max run's, which checks every one it can run.
+#define HWACCEL_RESIDUE_ISA "x86"
+#define HWACCEL_RESIDUE_TAG "[x86]"
 
 // The trampoline's instructions need the real CPU's features, whatever
 // HWACCEL_TEST_CPU makes cpu_features() claim (the model suites build this
 // file too): libgcc's detection, which checks the OS's XSAVE state as well.
 bool can_dump() { return __builtin_cpu_supports("avx"); }
 bool dump_zmm() { return __builtin_cpu_supports("avx512f"); }
+VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) {
+    return hwaccel::test::call_and_dump_vectors(fn, ctx, dump_zmm());
+}
+#else
+#define HWACCEL_RESIDUE_ISA "arm64"
+#define HWACCEL_RESIDUE_TAG ""
+
+bool can_dump() { return true; }  // ASIMD: every arm64 CPU
+VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) { return hwaccel::test::call_and_dump_vectors(fn, ctx); }
+#endif
+
+// The engines of the registry's list that are in ours and that this CPU runs.
+template <class Engine, size_t N>
+std::vector<const Engine*> engines_of(hwaccel::EngineList<Engine> all, const Engine* const (&ours)[N]) {
+    std::vector<const Engine*> list;
+    for (const Engine* e : all)
+        for (const Engine* o : ours)
+            if (e == o && e->available(hwaccel::cpu_features())) list.push_back(e);
+    return list;
+}
 
 template <class Map>
 uint32_t map_bytes(uint32_t w, Map f) {  // bytewise, big-endian (memory order of the kernels)
@@ -66,21 +106,24 @@ uint32_t map_bytes(uint32_t w, Map f) {  // bytewise, big-endian (memory order o
 // Everything of an SM4 key that must not stay in a register. other: another
 // key scheduled by the same engine, to tell key words from constants.
 SecretWords sm4_secrets(const Sm4Key& k, const Sm4Key& other, const uint8_t user_key[16]) {
-    namespace aes = hwaccel::x86::sm4x;
-    namespace gfni = hwaccel::x86::sm4x::gfni;
     SecretWords s;
     s.add_bytes(user_key, 16, "user key");
     for (int i = 0; i < 32; ++i) {
         const std::string n = "[" + std::to_string(i) + "]";
         s.add(k.enc[i], "enc" + n);
         s.add(k.dec[i], "dec" + n);
+#if defined(__x86_64__)
+        namespace aes = hwaccel::x86::sm4x;
+        namespace gfni = hwaccel::x86::sm4x::gfni;
         s.add(map_bytes(k.enc[i], [](unsigned b) { return aes::kM(b) ^ aes::kC1; }), "M rk ^ c1" + n);
         s.add(map_bytes(k.enc[i], [](unsigned b) { return gfni::affine(gfni::kA1, b) ^ gfni::kC1; }), "A1 rk ^ c1" + n);
+#endif
     }
     s.add_differing(k.engine_data, other.engine_data, Sm4Key::kEngineDataSize, "engine_data");
     return s;
 }
 
+#if defined(__x86_64__)
 // The check itself: a word left on purpose in a register is found there,
 // in register 7, and with AVX-512F in register 23 (beyond VZEROALL).
 [[gnu::noinline]] void leave_word_in_register_7(void* word) {
@@ -97,14 +140,48 @@ TEST_CASE("The vector register residue check finds a word left in a register", "
     s.add(word, "probe");
     const bool zmm = dump_zmm();
     const std::string reg7 = std::string(zmm ? "zmm" : "ymm") + "7 byte 0;";
-    CHECK(s.find_in(hwaccel::test::call_and_dump_vectors(leave_word_in_register_7, &word, zmm)).find(reg7) !=
+    CHECK(s.find_in(dump_after(leave_word_in_register_7, &word)).find(reg7) !=
           std::string::npos);
     uint32_t other = 0x0badcafe;
-    CHECK(s.find_in(hwaccel::test::call_and_dump_vectors(leave_word_in_register_7, &other, zmm)) == "");
+    CHECK(s.find_in(dump_after(leave_word_in_register_7, &other)) == "");
     if (zmm)
         CHECK(s.find_in(hwaccel::test::call_and_dump_vectors(leave_word_in_register_23, &word, true))
                   .find("zmm23 byte 0;") != std::string::npos);
 }
+#else
+// The check itself: a word left on purpose in a register is found there: in
+// v7 (caller-saved) and in the upper half of v12 (its low half is
+// callee-saved, the upper half is not). The latter in top-level assembly, as
+// an engine written in assembly could: it writes lane 3 only and keeps d12,
+// as the ABI allows. A compiled function that used v12 whole (a clobber)
+// restores d12 with a 64-bit load, which zeroes the upper half: nothing left.
+[[gnu::noinline]] void leave_word_in_register_7(void* word) {
+    __asm__ volatile("ld1r {v7.4s}, [%0]" : : "r"(word) : "v7", "memory");
+}
+[[gnu::noinline]] void use_register_12_whole(void* word) {
+    __asm__ volatile("ld1r {v12.4s}, [%0]" : : "r"(word) : "v12", "memory");
+}
+__asm__(
+    ".text\n"
+    ".p2align 2\n"
+    ".type hwaccel_test_leave_word_in_v12_upper, %function\n"
+    "hwaccel_test_leave_word_in_v12_upper:\n"
+    "    ld1 {v12.s}[3], [x0]\n"
+    "    ret\n"
+    ".size hwaccel_test_leave_word_in_v12_upper, .-hwaccel_test_leave_word_in_v12_upper\n");
+extern "C" void hwaccel_test_leave_word_in_v12_upper(void* word);
+
+TEST_CASE("The vector register residue check finds a word left in a register", "[wipe]") {
+    uint32_t word = 0x5ec4e7a1;
+    SecretWords s;
+    s.add(word, "probe");
+    CHECK(s.find_in(dump_after(leave_word_in_register_7, &word)).find("v7 byte 0;") != std::string::npos);
+    uint32_t other = 0x0badcafe;
+    CHECK(s.find_in(dump_after(leave_word_in_register_7, &other)) == "");
+    CHECK(s.find_in(dump_after(hwaccel_test_leave_word_in_v12_upper, &word)) == "probe in v12 byte 12; ");
+    CHECK(s.find_in(dump_after(use_register_12_whole, &word)) == "");
+}
+#endif
 
 // ------------------------------------------------------------ SM4 calls
 
@@ -155,23 +232,23 @@ struct Sm4Call {
     }
 }
 
-// The x86 engines of the registry's list that this CPU runs.
-std::vector<const Sm4Engine*> x86_sm4_engines() {
+// This ISA's engines and the portable one, those of them this CPU runs.
+std::vector<const Sm4Engine*> sm4_engines_checked() {
+#if defined(__x86_64__)
     namespace x = hwaccel::x86;
     const Sm4Engine* ours[] = {&x::sm4_gfni_avx512, &x::sm4_gfni_avx2, &x::sm4_vaes_avx2, &x::sm4_aesni_avx2,
                                &hwaccel::generic::sm4};
-    std::vector<const Sm4Engine*> list;
-    for (const Sm4Engine* e : hwaccel::sm4_engines())
-        for (const Sm4Engine* o : ours)
-            if (e == o && e->available(hwaccel::cpu_features())) list.push_back(e);
-    return list;
+#else
+    const Sm4Engine* ours[] = {&hwaccel::arm64::sm4_ce, &hwaccel::generic::sm4};
+#endif
+    return engines_of(hwaccel::sm4_engines(), ours);
 }
 
 std::string dir_name(Sm4Direction d) { return d == Sm4Direction::kEncrypt ? "encrypt" : "decrypt"; }
 
-TEST_CASE("x86 and portable SM4 engines leave no key material in vector registers", "[sm4][x86][wipe]") {
+TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material in vector registers",
+          "[sm4]" HWACCEL_RESIDUE_TAG "[wipe]") {
     if (!can_dump()) return;  // no x86 SM4 engine runs here either
-    const bool zmm = dump_zmm();
     Lcg rng(0x5e11);
     uint8_t user_key[16], user_key2[16];
     rng.fill(user_key, 16);
@@ -180,7 +257,7 @@ TEST_CASE("x86 and portable SM4 engines leave no key material in vector register
     std::vector<uint8_t> in(16 * kMaxBlocks), out(16 * kMaxBlocks);
     rng.fill(in.data(), in.size());
 
-    for (const Sm4Engine* e : x86_sm4_engines()) {
+    for (const Sm4Engine* e : sm4_engines_checked()) {
         SECTION(std::string("engine ") + e->name) {
             Sm4Key key{}, key2{};
             e->set_key(&key, user_key);
@@ -198,7 +275,7 @@ TEST_CASE("x86 and portable SM4 engines leave no key material in vector register
                 c.mac = mac;
                 c.in = in.data();
                 c.out = out.data();
-                return s.find_in(hwaccel::test::call_and_dump_vectors(sm4_thunk, &c, zmm));
+                return s.find_in(dump_after(sm4_thunk, &c));
             };
 
             {
@@ -309,20 +386,20 @@ struct GhashCall {
     return c.engine->update(c.key, c.y, c.data, c.nblocks);
 }
 
-std::vector<const GhashEngine*> x86_ghash_engines() {
+std::vector<const GhashEngine*> ghash_engines_checked() {
+#if defined(__x86_64__)
     namespace x = hwaccel::x86;
     const GhashEngine* ours[] = {&x::ghash_vpclmul_avx512, &x::ghash_vpclmul_avx2, &x::ghash_pclmul,
                                  &hwaccel::generic::ghash};
-    std::vector<const GhashEngine*> list;
-    for (const GhashEngine* e : hwaccel::ghash_engines())
-        for (const GhashEngine* o : ours)
-            if (e == o && e->available(hwaccel::cpu_features())) list.push_back(e);
-    return list;
+#else
+    const GhashEngine* ours[] = {&hwaccel::arm64::ghash_pmull, &hwaccel::generic::ghash};
+#endif
+    return engines_of(hwaccel::ghash_engines(), ours);
 }
 
-TEST_CASE("x86 and portable GHASH engines leave no key material in vector registers", "[ghash][x86][wipe]") {
+TEST_CASE(HWACCEL_RESIDUE_ISA " and portable GHASH engines leave no key material in vector registers",
+          "[ghash]" HWACCEL_RESIDUE_TAG "[wipe]") {
     if (!can_dump()) return;
-    const bool zmm = dump_zmm();
     Lcg rng(0x9a54);
     uint8_t h[16], h2[16];
     rng.fill(h, 16);
@@ -331,7 +408,7 @@ TEST_CASE("x86 and portable GHASH engines leave no key material in vector regist
     std::vector<uint8_t> data(16 * kMaxBlocks);
     rng.fill(data.data(), data.size());
 
-    for (const GhashEngine* e : x86_ghash_engines()) {
+    for (const GhashEngine* e : ghash_engines_checked()) {
         SECTION(std::string("engine ") + e->name) {
             // The whole table: each key after the longest update.
             GhashKey full{}, full2{};
@@ -346,7 +423,7 @@ TEST_CASE("x86 and portable GHASH engines leave no key material in vector regist
 
             auto leak = [&](GhashCall c) {
                 c.engine = e;
-                return secrets.find_in(hwaccel::test::call_and_dump_vectors(ghash_thunk, &c, zmm));
+                return secrets.find_in(dump_after(ghash_thunk, &c));
             };
             {
                 GhashKey k{};
@@ -408,15 +485,6 @@ struct DigestCall {
     }
 }
 
-template <class Engine, size_t N>
-std::vector<const Engine*> x86_engines_of(hwaccel::EngineList<Engine> all, const Engine* const (&ours)[N]) {
-    std::vector<const Engine*> list;
-    for (const Engine* e : all)
-        for (const Engine* o : ours)
-            if (e == o && e->available(hwaccel::cpu_features())) list.push_back(e);
-    return list;
-}
-
 void add_words(SecretWords& s, const uint32_t* w, size_t n, const std::string& name) {
     for (size_t i = 0; i < n; ++i) s.add(w[i], name + "[" + std::to_string(i) + "]");
 }
@@ -432,7 +500,6 @@ template <class Engine>
 void check_md_engine(const Engine& e) {
     constexpr bool kSha1 = std::is_same_v<Engine, hwaccel::Sha1Engine>;
     constexpr size_t state_words = kSha1 ? 5 : 8;
-    const bool zmm = dump_zmm();
     Lcg rng(0x5a7e);
     constexpr size_t kMaxBlocks = 20;
     std::vector<uint8_t> msg(64 * kMaxBlocks);
@@ -460,34 +527,44 @@ void check_md_engine(const Engine& e) {
         c.state32 = state;
         c.data = msg.data();
         c.n = n;
-        const std::string leak = secrets.find_in(hwaccel::test::call_and_dump_vectors(digest_thunk, &c, zmm));
+        const std::string leak = secrets.find_in(dump_after(digest_thunk, &c));
         INFO("blocks, " << n << " blocks");
         CHECK(leak == "");
     }
 }
 
-TEST_CASE("x86 and portable SHA-1 and SHA-256 engines leave no state in vector registers", "[sha1][sha256][x86][wipe]") {
+TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SHA-1 and SHA-256 engines leave no state in vector registers",
+          "[sha1][sha256]" HWACCEL_RESIDUE_TAG "[wipe]") {
     if (!can_dump()) return;
+#if defined(__x86_64__)
     namespace x = hwaccel::x86;
     const hwaccel::Sha1Engine* sha1_ours[] = {&x::sha1_sha_ni, &hwaccel::generic::sha1};
     const hwaccel::Sha256Engine* sha256_ours[] = {&x::sha256_sha_ni, &hwaccel::generic::sha256};
-    for (const hwaccel::Sha1Engine* e : x86_engines_of(hwaccel::sha1_engines(), sha1_ours))
+#else
+    const hwaccel::Sha1Engine* sha1_ours[] = {&hwaccel::arm64::sha1_ce, &hwaccel::generic::sha1};
+    const hwaccel::Sha256Engine* sha256_ours[] = {&hwaccel::arm64::sha256_ce, &hwaccel::generic::sha256};
+#endif
+    for (const hwaccel::Sha1Engine* e : engines_of(hwaccel::sha1_engines(), sha1_ours))
         SECTION(std::string("sha1 engine ") + e->name) { check_md_engine(*e); }
-    for (const hwaccel::Sha256Engine* e : x86_engines_of(hwaccel::sha256_engines(), sha256_ours))
+    for (const hwaccel::Sha256Engine* e : engines_of(hwaccel::sha256_engines(), sha256_ours))
         SECTION(std::string("sha256 engine ") + e->name) { check_md_engine(*e); }
 }
 
-TEST_CASE("x86 and portable Keccak engines leave no state in vector registers", "[sha3][x86][wipe]") {
+TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in vector registers",
+          "[sha3]" HWACCEL_RESIDUE_TAG "[wipe]") {
     if (!can_dump()) return;
-    namespace x = hwaccel::x86;
     using hwaccel::KeccakEngine;
+#if defined(__x86_64__)
+    namespace x = hwaccel::x86;
     const KeccakEngine* ours[] = {&x::keccak_x86_avx512, &x::keccak_x86_bmi2, &hwaccel::generic::keccak};
-    const bool zmm = dump_zmm();
+#else
+    const KeccakEngine* ours[] = {&hwaccel::arm64::keccak_sha3, &hwaccel::generic::keccak};
+#endif
     Lcg rng(0x6ecc);
     constexpr size_t kMaxBlocks = 8;
     std::vector<uint8_t> msg(168 * kMaxBlocks);
 
-    for (const KeccakEngine* e : x86_engines_of(hwaccel::keccak_engines(), ours)) {
+    for (const KeccakEngine* e : engines_of(hwaccel::keccak_engines(), ours)) {
         SECTION(std::string("engine ") + e->name) {
             // Runs c from a random state (and message) through the
             // trampoline; the leak, "" if none. reference does the same call
@@ -511,7 +588,7 @@ TEST_CASE("x86 and portable Keccak engines leave no state in vector registers", 
                 c.state64 = state;
                 c.data = msg.data();
                 c.out = out.data();
-                return secrets.find_in(hwaccel::test::call_and_dump_vectors(digest_thunk, &c, zmm));
+                return secrets.find_in(dump_after(digest_thunk, &c));
             };
 
             for (size_t rate : {size_t{72}, size_t{136}, size_t{168}})
