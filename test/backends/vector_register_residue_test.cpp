@@ -26,6 +26,7 @@
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -61,6 +62,7 @@ namespace {
 
 using hwaccel::test::Lcg;  // deterministic, so a failure reproduces
 using hwaccel::test::SecretWords;
+using hwaccel::test::CallResidue;
 using hwaccel::test::VectorRegisterDump;
 
 #if defined(__x86_64__)
@@ -85,6 +87,91 @@ VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) {
 bool can_dump() { return true; }  // ASIMD: every arm64 CPU
 VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) { return hwaccel::test::call_and_dump_vectors(fn, ctx); }
 #endif
+
+CallResidue residue_after(void (*fn)(void*), void* ctx) {
+#if defined(__x86_64__)
+    return hwaccel::test::call_and_dump_residue(fn, ctx, dump_zmm());
+#else
+    return hwaccel::test::call_and_dump_residue(fn, ctx);
+#endif
+}
+
+// ------------------------------------------------- GPRs and the stack
+
+// Engines known to leave secret words in GPRs or on their stack after they
+// return, and why that is left so: those findings are reported (a warning
+// with the first), not failed; their vector registers are checked as every
+// engine's. Family as in the test sections: "sm4", "ghash", "sha1",
+// "sha256", "keccak".
+struct KnownStackGap {
+    const char* family;
+    const char* engine;
+    const char* reason;
+};
+const KnownStackGap kKnownStackGaps[] = {
+    {"sm4", "gfni-avx2", "XTS (100 blocks) spills engine_data words at sp-1844..-1856: not yet fixed"},
+    {"sm4", "vaes-avx2", "its serial paths spill an A1 rk ^ c1 word at sp-884..-1088: not yet fixed"},
+    {"sm4", "aesni-avx2", "its serial paths spill an A1 rk ^ c1 word at sp-884..-1088: not yet fixed"},
+    {"sha1", "generic", "compiled code keeps the chaining value at sp-104..-124: not yet fixed"},
+    {"sha256", "generic", "compiled code keeps the chaining value at sp-124..-160: not yet fixed"},
+    {"keccak", "x86-bmi2", "leaves lanes in rcx, rsi and at sp-304...: not yet fixed"},
+    {"keccak", "generic", "compiled code leaves lanes in rcx, rdx, rsi, r8 and at sp-272..-328: not yet fixed"},
+};
+
+const KnownStackGap* known_stack_gap(const std::string& family, const std::string& engine) {
+    for (const KnownStackGap& g : kKnownStackGaps)
+        if (family == g.family && engine == g.engine) return &g;
+    return nullptr;
+}
+
+// Checks calls of one engine: the vector registers, the caller-saved GPRs
+// and the stack below the call (support/vector_register_dump.hpp). GPR and
+// stack findings of a listed engine go to report() instead of the result.
+class ResidueCheck {
+public:
+    ResidueCheck(const std::string& family, const std::string& engine)
+        : name_(family + " engine " + engine), gap_(known_stack_gap(family, engine)) {}
+
+    // "" if the call left no secret word anywhere it looks, else where.
+    std::string operator()(const SecretWords& s, void (*fn)(void*), void* ctx) {
+        const CallResidue r = residue_after(fn, ctx);
+        std::string found = s.find_in(r.vectors);
+        // The deepest byte the call wrote (a zero written is not seen: a
+        // lower bound). The dump's lowest 256 bytes must stay zero, so that
+        // every frame lies within it.
+        size_t lowest = 0;
+        while (lowest < r.stack.bytes.size() && r.stack.bytes[lowest] == 0) ++lowest;
+        deepest_ = std::max(deepest_, r.stack.bytes.size() - lowest);
+        if (lowest < 256) found += "stack used beyond the dump's 64 KiB; ";
+        const std::string beyond = s.find_in(r.gprs) + s.find_in(r.stack);
+        if (gap_ == nullptr) return found + beyond;
+        if (!beyond.empty() && gap_calls_++ == 0) gap_first_ = beyond;
+        return found;
+    }
+
+    // What a listed engine left on the stack, and how deep each engine's
+    // calls went.
+    void report() const {
+        if (gap_ != nullptr)
+            WARN("known stack gap, " << name_ << " (" << gap_->reason << "): " << gap_calls_
+                                     << " calls left secret words in GPRs or on the stack"
+                                     << (gap_calls_ > 0 ? ", the first: " + gap_first_ : std::string()));
+        WARN(name_ << ": deepest stack use " << deepest_ << " bytes below the call");
+    }
+
+private:
+    std::string name_;
+    const KnownStackGap* gap_;
+    size_t deepest_ = 0;
+    int gap_calls_ = 0;
+    std::string gap_first_;
+};
+
+TEST_CASE("The list of known stack residue gaps", "[wipe]") {
+    for (const KnownStackGap& g : kKnownStackGaps)
+        WARN("GPRs and stack not checked for " << g.family << " engine " << g.engine << ": " << g.reason);
+    SUCCEED();
+}
 
 // The engines of the registry's list that are in ours and that this CPU runs.
 template <class Engine, size_t N>
@@ -183,6 +270,67 @@ TEST_CASE("The vector register residue check finds a word left in a register", "
 }
 #endif
 
+// The GPR and stack check itself: a word a function leaves in a caller-saved
+// GPR, or on its stack below the call, is found there. In top-level assembly,
+// to know the register and the offset: the word in r10 (x9) and at 208 bytes
+// below the stack pointer at the call (x86-64: the return address is the
+// first 8 of them). A compiled function that keeps a copy in a local array is
+// found too, and not once it has wiped the array.
+#if defined(__x86_64__)
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    ".type hwaccel_test_leave_word_in_gpr_and_stack, @function\n"
+    "hwaccel_test_leave_word_in_gpr_and_stack:\n"
+    "    mov (%rdi), %r10d\n"
+    "    sub $200, %rsp\n"
+    "    mov %r10d, (%rsp)\n"
+    "    add $200, %rsp\n"
+    "    ret\n"
+    ".size hwaccel_test_leave_word_in_gpr_and_stack, .-hwaccel_test_leave_word_in_gpr_and_stack\n");
+#define HWACCEL_PROBE_GPR "r10"
+#else
+__asm__(
+    ".text\n"
+    ".p2align 2\n"
+    ".type hwaccel_test_leave_word_in_gpr_and_stack, %function\n"
+    "hwaccel_test_leave_word_in_gpr_and_stack:\n"
+    "    ldr w9, [x0]\n"
+    "    sub sp, sp, #208\n"
+    "    str w9, [sp]\n"
+    "    add sp, sp, #208\n"
+    "    ret\n"
+    ".size hwaccel_test_leave_word_in_gpr_and_stack, .-hwaccel_test_leave_word_in_gpr_and_stack\n");
+#define HWACCEL_PROBE_GPR "x9"
+#endif
+extern "C" void hwaccel_test_leave_word_in_gpr_and_stack(void* word);
+
+// A compiled function's local copy of the word (volatile: kept), wiped or not.
+template <bool kWipe>
+[[gnu::noinline]] void keep_word_in_local_array(void* word) {
+    volatile uint32_t copy[16];
+    for (int i = 0; i < 16; ++i) copy[i] = *static_cast<const uint32_t*>(word) + (i == 9 ? 0 : 1);
+    if (kWipe)
+        for (int i = 0; i < 16; ++i) copy[i] = 0;
+    __asm__ volatile("" : : "r"(copy) : "memory");  // the array is used
+}
+
+TEST_CASE("The GPR and stack residue check finds a word left in a register or on the stack", "[wipe]") {
+    if (!can_dump()) return;
+    uint32_t word = 0x5ec4e7a1;
+    SecretWords s;
+    s.add(word, "probe");
+    const CallResidue r = residue_after(hwaccel_test_leave_word_in_gpr_and_stack, &word);
+    CHECK(s.find_in(r.gprs) == "probe in " HWACCEL_PROBE_GPR " byte 0; ");
+    CHECK(s.find_in(r.stack) == "probe in sp-208; ");
+    CHECK(s.find_in(r.vectors) == "");
+    CHECK(s.find_in(residue_after(keep_word_in_local_array<false>, &word).stack).find("probe in sp-") == 0);
+    CHECK(s.find_in(residue_after(keep_word_in_local_array<true>, &word).stack) == "");
+    uint32_t other = 0x0badcafe;
+    const CallResidue clean = residue_after(hwaccel_test_leave_word_in_gpr_and_stack, &other);
+    CHECK(s.find_in(clean.gprs) + s.find_in(clean.stack) == "");
+}
+
 // ------------------------------------------------------------ SM4 calls
 
 enum class Entry {
@@ -259,6 +407,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
 
     for (const Sm4Engine* e : sm4_engines_checked()) {
         SECTION(std::string("engine ") + e->name) {
+            ResidueCheck check("sm4", e->name);
             Sm4Key key{}, key2{};
             e->set_key(&key, user_key);
             e->set_key(&key2, user_key2);
@@ -275,7 +424,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
                 c.mac = mac;
                 c.in = in.data();
                 c.out = out.data();
-                return s.find_in(dump_after(sm4_thunk, &c));
+                return check(s, sm4_thunk, &c);
             };
 
             {
@@ -364,6 +513,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
                     }
                 }
             }
+            check.report();
         }
     }
 }
@@ -421,9 +571,10 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable GHASH engines leave no key material
             secrets.add_bytes(h, 16, "H");
             secrets.add_differing(full.engine_data, full2.engine_data, GhashKey::kEngineDataSize, "engine_data");
 
+            ResidueCheck check("ghash", e->name);
             auto leak = [&](GhashCall c) {
                 c.engine = e;
-                return secrets.find_in(dump_after(ghash_thunk, &c));
+                return check(secrets, ghash_thunk, &c);
             };
             {
                 GhashKey k{};
@@ -440,6 +591,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable GHASH engines leave no key material
                 CHECK(after_set_key == "");
                 CHECK(table_complete == "");
             }
+            check.report();
         }
     }
 }
@@ -499,6 +651,7 @@ void add_lanes(SecretWords& s, const uint64_t lanes[25], const std::string& name
 template <class Engine>
 void check_md_engine(const Engine& e) {
     constexpr bool kSha1 = std::is_same_v<Engine, hwaccel::Sha1Engine>;
+    ResidueCheck check(kSha1 ? "sha1" : "sha256", e.name);
     constexpr size_t state_words = kSha1 ? 5 : 8;
     Lcg rng(0x5a7e);
     constexpr size_t kMaxBlocks = 20;
@@ -527,10 +680,11 @@ void check_md_engine(const Engine& e) {
         c.state32 = state;
         c.data = msg.data();
         c.n = n;
-        const std::string leak = secrets.find_in(dump_after(digest_thunk, &c));
+        const std::string leak = check(secrets, digest_thunk, &c);
         INFO("blocks, " << n << " blocks");
         CHECK(leak == "");
     }
+    check.report();
 }
 
 TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SHA-1 and SHA-256 engines leave no state in vector registers",
@@ -566,6 +720,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in ve
 
     for (const KeccakEngine* e : engines_of(hwaccel::keccak_engines(), ours)) {
         SECTION(std::string("engine ") + e->name) {
+            ResidueCheck check("keccak", e->name);
             // Runs c from a random state (and message) through the
             // trampoline; the leak, "" if none. reference does the same call
             // directly, to give the state after it. The output is the
@@ -588,7 +743,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in ve
                 c.state64 = state;
                 c.data = msg.data();
                 c.out = out.data();
-                return secrets.find_in(dump_after(digest_thunk, &c));
+                return check(secrets, digest_thunk, &c);
             };
 
             for (size_t rate : {size_t{72}, size_t{136}, size_t{168}})
@@ -647,6 +802,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in ve
                 INFO("squeeze, rate 168, 400 bytes");
                 CHECK(leak(c, [&](uint64_t* st, uint8_t* o) { e->squeeze(st, o, 400, 168); }) == "");
             }
+            check.report();
         }
     }
 }

@@ -41,19 +41,27 @@ public:
         }
     }
 
-    // "" if no word appears in the dump at any offset, else where each
-    // found one was (the first few).
+    // "" if no word appears in the dump at any offset within one register
+    // (or anywhere in a stack dump), else where each found one was (the
+    // first few).
     std::string find_in(const VectorRegisterDump& d) const {
         std::string found;
         int hits = 0;
         for (size_t off = 0; off + 4 <= d.bytes.size(); ++off) {
+            if (off % d.width + 4 > d.width) continue;  // across two registers
             const auto it = words_.find(load(d.bytes.data() + off));
             if (it == words_.end()) continue;
-            if (++hits <= 4)
-                found += it->second + " in " + d.prefix + std::to_string(off / d.width) + " byte " +
-                         std::to_string(off % d.width) + "; ";
+            if (++hits > 4) continue;
+            found += it->second + " in ";
+            if (d.stack)
+                found += d.prefix + std::to_string(d.bytes.size() - off);
+            else
+                found += (d.names != nullptr ? std::string(d.names[off / d.width])
+                                             : d.prefix + std::to_string(off / d.width)) +
+                         " byte " + std::to_string(off % d.width);
+            found += "; ";
         }
-        if (hits > 4) found += std::to_string(hits) + " hits in all";
+        if (hits > 4) found += std::to_string(hits) + " hits in all; ";
         return found;
     }
 
