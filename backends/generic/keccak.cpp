@@ -17,9 +17,15 @@
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/clear_vector_registers.hpp"
+#include "hwaccel/wipe_stack.hpp"
 
 namespace hwaccel::generic {
 namespace {
+
+// The stack sponge uses below its caller, rounded up with room to spare
+// (GCC 12 -O2: its frame, return address and saved registers are under 256
+// bytes; -O0 and sanitizer builds use more).
+constexpr size_t kWipeBytes = 1024;
 
 // Iota's round constants RC[0..23].
 constexpr uint64_t kRoundConstants[24] = {
@@ -52,7 +58,9 @@ constexpr uint64_t kRoundConstants[24] = {
 // XORs nblocks blocks of rate bytes into the state, permuting after each; with
 // rate 0 it is the bare permutation applied nblocks times. One body serves
 // both so the state is loaded and stored once per call.
-void sponge(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
+// Not inlined into absorb and permute: its frame (lanes the compiler spills)
+// then lies below theirs, where their wipe reaches.
+[[gnu::noinline]] void sponge(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
     uint64_t a0 = state[0];
     uint64_t a1 = state[1];
     uint64_t a2 = state[2];
@@ -313,11 +321,13 @@ void sponge(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate
 void absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size_t rate) {
     sponge(state, data, nblocks, rate);
     clear_vector_registers();
+    hwaccel_wipe_stack_and_scratch_registers(kWipeBytes);  // lanes in GPRs and sponge's frame
 }
 
 void permute(uint64_t state[25]) {
     sponge(state, nullptr, 1, 0);
     clear_vector_registers();
+    hwaccel_wipe_stack_and_scratch_registers(kWipeBytes);
 }
 
 bool available(const CpuFeatures&) { return true; }

@@ -6,9 +6,15 @@
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/clear_vector_registers.hpp"
+#include "hwaccel/wipe_stack.hpp"
 
 namespace hwaccel::generic {
 namespace {
+
+// The stack compress uses below its caller, rounded up with room to spare
+// (GCC 12 -O2: its frame, return address and saved registers are under 256
+// bytes; -O0 and sanitizer builds use more).
+constexpr size_t kWipeBytes = 1024;
 
 constexpr uint32_t kK0 = 0x5a827999;
 constexpr uint32_t kK1 = 0x6ed9eba1;
@@ -68,7 +74,10 @@ inline void twenty(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, uint32_t&
     five<F, K, T + 15>(a, b, c, d, e, w);
 }
 
-void blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
+// The rounds, not inlined into blocks: their frame (where the compiler keeps
+// the chaining value and the schedule) then lies below blocks', where its
+// wipe reaches.
+[[gnu::noinline]] void compress(uint32_t state[5], const uint8_t* data, size_t nblocks) {
     uint32_t h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3], h4 = state[4];
     for (; nblocks > 0; --nblocks, data += 64) {
         uint32_t w[16];
@@ -91,7 +100,12 @@ void blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
     state[2] = h2;
     state[3] = h3;
     state[4] = h4;
+}
+
+void blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
+    compress(state, data, nblocks);
     clear_vector_registers();  // the chaining value (key-derived under HMAC)
+    hwaccel_wipe_stack_and_scratch_registers(kWipeBytes);  // and in GPRs and compress's frame
 }
 
 bool available(const CpuFeatures&) { return true; }

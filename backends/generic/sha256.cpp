@@ -7,10 +7,16 @@
 #include "generic/generic_engines.hpp"
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/clear_vector_registers.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "hwaccel/sha256_constants.hpp"
 
 namespace hwaccel::generic {
 namespace {
+
+// The stack compress uses below its caller, rounded up with room to spare
+// (GCC 12 -O2: its frame, return address and saved registers are under 256
+// bytes; -O0 and sanitizer builds use more).
+constexpr size_t kWipeBytes = 1024;
 
 // The sigma functions with their rotations nested, e.g. ROTR2(x) ^ ROTR13(x) ^
 // ROTR22(x) as ROTR2(ROTR11(ROTR9(x) ^ x) ^ x): the same operation count but
@@ -67,7 +73,10 @@ inline void eight(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, uint32_t& 
     step<T + 7>(b, c, bc, e, f, g, h, a, w);
 }
 
-void blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
+// The rounds, not inlined into blocks: their frame (where the compiler keeps
+// the chaining value and the schedule) then lies below blocks', where its
+// wipe reaches.
+[[gnu::noinline]] void compress(uint32_t state[8], const uint8_t* data, size_t nblocks) {
     uint32_t h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3];
     uint32_t h4 = state[4], h5 = state[5], h6 = state[6], h7 = state[7];
     for (; nblocks > 0; --nblocks, data += 64) {
@@ -102,7 +111,12 @@ void blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
     state[5] = h5;
     state[6] = h6;
     state[7] = h7;
+}
+
+void blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
+    compress(state, data, nblocks);
     clear_vector_registers();  // the chaining value (key-derived under HMAC)
+    hwaccel_wipe_stack_and_scratch_registers(kWipeBytes);  // and in GPRs and compress's frame
 }
 
 bool available(const CpuFeatures&) { return true; }

@@ -545,6 +545,20 @@ hwaccel_keccak_x86_bmi2_sponge:
   mov qword ptr [rax + 176], r13
   mov qword ptr [rax + 184], r14
   mov qword ptr [rax + 192], r15
+  # Nothing of the state stays behind (under HMAC it is key-derived): zero
+  # the stack buffer, the frame and the caller-saved registers that held
+  # lanes (the callee-saved ones get the caller's values back below).
+  xor ecx, ecx
+  .irp s, -128,-120,-112,-104,-96,-88,-80,-72,-64,-56,-48,-40,-32,-24,-16,-8,0,8,16,24,32,40,48,56,64,72,80,88,96
+  mov qword ptr [rsp + \s], rcx
+  .endr
+  xor edx, edx
+  xor esi, esi
+  xor edi, edi
+  xor r8d, r8d
+  xor r9d, r9d
+  xor r10d, r10d
+  xor r11d, r11d
   add rsp, 104
   .cfi_adjust_cfa_offset -104
   pop r15

@@ -1,0 +1,22 @@
+// Zeroes the stack that the functions an entry point called used, and the
+// caller-saved general-purpose registers, as libgcrypt's _gcry_burn_stack
+// does for the stack: compiled code spills what does not fit in registers
+// (the portable SHA-1/SHA-256 left their chaining value, the portable Keccak
+// lanes, in their frames and in rcx/rdx/rsi/r8), and no wipe of a local
+// variable reaches a spill slot. Call it at the end of an entry point,
+// after its work is done in a function that is not inlined into it (so
+// that the work's frames lie below the entry point's stack pointer):
+//   x86-64   the `bytes` below its return address (the caller's stack
+//            pointer; the red zone included), then rax, rcx, rdx, rsi, rdi,
+//            r8-r11;
+//   arm64    the `bytes` below the stack pointer, then x0-x17;
+//   others   a local array of up to 4 KiB, which lies below the caller's
+//            frame (the registers cannot be reached from C++).
+// `bytes`: a positive multiple of 16, at least the deepest the work goes
+// (the register residue test checks it on x86-64 and arm64).
+#pragma once
+
+#include <cstddef>
+
+// A C symbol, called directly: a C++ wrapper would add its own frame at -O0.
+extern "C" __attribute__((visibility("hidden"))) void hwaccel_wipe_stack_and_scratch_registers(size_t bytes);
