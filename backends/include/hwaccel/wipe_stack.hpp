@@ -12,11 +12,29 @@
 //   arm64    the `bytes` below the stack pointer, then x0-x17;
 //   others   a local array of up to 4 KiB, which lies below the caller's
 //            frame (the registers cannot be reached from C++).
-// `bytes`: a positive multiple of 16, at least the deepest the work goes
-// (the register residue test checks it on x86-64 and arm64).
+// `bytes`: a positive multiple of 32, at least the deepest the work goes
+// (the register residue test checks it on x86-64 and arm64): wipe_bytes()
+// of what an optimised build needs. Cost: about one cycle per 16 bytes
+// (two 8-byte stores a cycle), so no more than needed.
 #pragma once
 
 #include <cstddef>
+
+namespace hwaccel {
+
+// The size to wipe for work whose stack use in an optimised build is
+// `optimised` bytes (a multiple of 32): 8 times that in unoptimised and
+// AddressSanitizer builds, whose frames are larger (no register allocation
+// across statements; red zones around locals).
+constexpr size_t wipe_bytes(size_t optimised) {
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
+    return 8 * optimised;
+#else
+    return optimised;
+#endif
+}
+
+}  // namespace hwaccel
 
 // A C symbol, called directly: a C++ wrapper would add its own frame at -O0.
 extern "C" __attribute__((visibility("hidden"))) void hwaccel_wipe_stack_and_scratch_registers(size_t bytes);
