@@ -254,6 +254,10 @@ template <bool kVaes>
 struct AesKernel {
     using Keys = BulkKeys;
     static constexpr int kMaxGroups = 4;  // what the assembly kernel takes
+    // The one-group batches (in registers) spill broadcast round keys; the
+    // mode functions' frames are at most 1512 bytes (objdump, GCC 12:
+    // xts_body), plus saved registers, alignment and the assembly kernel's.
+    static constexpr size_t kStackBurn = 2048;
 
     // A state word into the M domain, and back.
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return affine256(w, kMLo, kMHi); }
@@ -290,7 +294,7 @@ struct AesKernel {
 // one-block path for the rest.
 template <bool kVaes>
 constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeatures&)) {
-    using Modes = BulkModes<AesKernel<kVaes>>;
+    using Modes = WipedModes<AesKernel<kVaes>>;
     return {
         .name = name,
         .available = available,

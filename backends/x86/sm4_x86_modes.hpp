@@ -481,5 +481,40 @@ struct BulkModes {
     }
 };
 
+// The modes, each followed by a wipe of K::kStackBurn bytes of the stack it
+// used, where the kernel needs one: intrinsics with more live state vectors
+// than registers make the compiler spill state words and broadcast round
+// keys into the mode function's frame, out of reach of K::wipe. One block
+// goes to the one-block path, which wipes its own.
+template <class K>
+struct WipedModes {
+    using Modes = BulkModes<K>;
+    static HWACCEL_SM4_INLINE void burn(size_t n) {
+        if constexpr (K::kStackBurn > 0)
+            if (n > 1) burn_stack(K::kStackBurn);
+    }
+    static void ecb(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n) {
+        Modes::ecb(key, direction, out, in, n);
+        burn(n);
+    }
+    static void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t counter[16]) {
+        Modes::ctr(key, out, in, n, counter);
+        burn(n);
+    }
+    static void xts(const Sm4Key* key, Sm4Direction direction, XtsStandard standard, uint8_t* out,
+                    const uint8_t* in, size_t n, uint8_t tweak[16]) {
+        Modes::xts(key, direction, standard, out, in, n, tweak);
+        burn(n);
+    }
+    static void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+        Modes::cbc_decrypt(key, out, in, n, iv);
+        burn(n);
+    }
+    static void cfb_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
+        Modes::cfb_decrypt(key, out, in, n, iv);
+        burn(n);
+    }
+};
+
 }  // namespace
 }  // namespace hwaccel::x86::sm4x
