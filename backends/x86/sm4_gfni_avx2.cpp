@@ -19,6 +19,7 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_engines.hpp"
 #include "x86/sm4_x86_gfni_block.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"

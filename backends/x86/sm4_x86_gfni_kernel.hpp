@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "hwaccel/engines.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_gfni_block.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
@@ -96,7 +97,7 @@ struct GfniAvx2Kernel : GfniKernelCommon<gfni::crypt_block> {
     // functions' frames (batches inlined) are at most 1864 bytes (objdump,
     // GCC 12: xts_body; the register residue test found its spilled round
     // keys when this was 1536), plus saved registers and alignment.
-    static constexpr size_t kStackBurn = 2048;
+    static constexpr size_t kStackBurn = wipe_bytes(2048);
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {

@@ -20,6 +20,7 @@
 
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_block.hpp"
 #include "x86/sm4_x86_maths.hpp"
 #include "x86/sm4_x86_modes.hpp"
@@ -257,7 +258,7 @@ struct AesKernel {
     // The one-group batches (in registers) spill broadcast round keys; the
     // mode functions' frames are at most 1512 bytes (objdump, GCC 12:
     // xts_body), plus saved registers, alignment and the assembly kernel's.
-    static constexpr size_t kStackBurn = 2048;
+    static constexpr size_t kStackBurn = wipe_bytes(2048);
 
     // A state word into the M domain, and back.
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return affine256(w, kMLo, kMHi); }

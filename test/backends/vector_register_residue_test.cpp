@@ -33,7 +33,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "generic/generic_engines.hpp"  // backend internals (hwaccel_backend_internals)
+#include "cpu/detect.hpp"                // backend internals (hwaccel_backend_internals)
+#include "generic/generic_engines.hpp"
 #include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
@@ -122,15 +123,24 @@ const KnownStackGap* known_stack_gap(const std::string& family, const std::strin
 // Checks calls of one engine: the vector registers, the caller-saved GPRs
 // and the stack below the call (support/vector_register_dump.hpp). GPR and
 // stack findings of a listed engine go to report() instead of the result.
+// An engine that runs under an instruction model (the CPU lacks what it
+// needs; HWACCEL_TEST_CPU claims it: the GFNI and PHE model suites) traps
+// into the model's signal handler, whose frame, with every register in it,
+// lands on the stack below the call: its GPRs and stack are the model's,
+// not the engine's, and are not checked.
 class ResidueCheck {
 public:
-    ResidueCheck(const std::string& family, const std::string& engine)
-        : name_(family + " engine " + engine), gap_(known_stack_gap(family, engine)) {}
+    template <class Engine>
+    ResidueCheck(const std::string& family, const Engine& e)
+        : name_(family + " engine " + e.name),
+          gap_(known_stack_gap(family, e.name)),
+          modelled_(!e.available(hwaccel::detect_cpu())) {}
 
     // "" if the call left no secret word anywhere it looks, else where.
     std::string operator()(const SecretWords& s, void (*fn)(void*), void* ctx) {
         const CallResidue r = residue_after(fn, ctx);
         std::string found = s.find_in(r.vectors);
+        if (modelled_) return found;
         // The deepest byte the call wrote (a zero written is not seen: a
         // lower bound). The dump's lowest 256 bytes must stay zero, so that
         // every frame lies within it.
@@ -147,6 +157,10 @@ public:
     // What a listed engine left on the stack, and how deep each engine's
     // calls went.
     void report() const {
+        if (modelled_) {
+            WARN(name_ << " runs under an instruction model here: its GPRs and stack not checked");
+            return;
+        }
         if (gap_ != nullptr)
             WARN("known stack gap, " << name_ << " (" << gap_->reason << "): " << gap_calls_
                                      << " calls left secret words in GPRs or on the stack"
@@ -157,6 +171,7 @@ public:
 private:
     std::string name_;
     const KnownStackGap* gap_;
+    bool modelled_;
     size_t deepest_ = 0;
     int gap_calls_ = 0;
     std::string gap_first_;
@@ -403,7 +418,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
 
     for (const Sm4Engine* e : sm4_engines_checked()) {
         SECTION(std::string("engine ") + e->name) {
-            ResidueCheck check("sm4", e->name);
+            ResidueCheck check("sm4", *e);
             Sm4Key key{}, key2{};
             e->set_key(&key, user_key);
             e->set_key(&key2, user_key2);
@@ -567,7 +582,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable GHASH engines leave no key material
             secrets.add_bytes(h, 16, "H");
             secrets.add_differing(full.engine_data, full2.engine_data, GhashKey::kEngineDataSize, "engine_data");
 
-            ResidueCheck check("ghash", e->name);
+            ResidueCheck check("ghash", *e);
             auto leak = [&](GhashCall c) {
                 c.engine = e;
                 return check(secrets, ghash_thunk, &c);
@@ -647,7 +662,7 @@ void add_lanes(SecretWords& s, const uint64_t lanes[25], const std::string& name
 template <class Engine>
 void check_md_engine(const Engine& e) {
     constexpr bool kSha1 = std::is_same_v<Engine, hwaccel::Sha1Engine>;
-    ResidueCheck check(kSha1 ? "sha1" : "sha256", e.name);
+    ResidueCheck check(kSha1 ? "sha1" : "sha256", e);
     constexpr size_t state_words = kSha1 ? 5 : 8;
     Lcg rng(0x5a7e);
     constexpr size_t kMaxBlocks = 20;
@@ -716,7 +731,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in ve
 
     for (const KeccakEngine* e : engines_of(hwaccel::keccak_engines(), ours)) {
         SECTION(std::string("engine ") + e->name) {
-            ResidueCheck check("keccak", e->name);
+            ResidueCheck check("keccak", *e);
             // Runs c from a random state (and message) through the
             // trampoline; the leak, "" if none. reference does the same call
             // directly, to give the state after it. The output is the
