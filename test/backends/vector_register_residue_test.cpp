@@ -17,6 +17,16 @@
 // hwaccel/clear_vector_registers.hpp). Each word in both byte
 // orders; zero words are ignored.
 //
+// The same words are looked for in the caller-saved general-purpose
+// registers (x86-64 rax, rcx, rdx, rsi, rdi, r8-r11; arm64 x0-x18) and in
+// the 64 KiB of stack below the call, which the trampoline zeroes before it
+// and copies after it: what the engine's frames, spill slots and red zone
+// kept (and a libc function it called; glibc's memcpy and memset keep
+// nothing on the stack). rax/x0 may hold a return value: only secret words
+// count. Engines with a known gap there are listed, with the reason, and
+// reported instead of failed (the list is empty); engines run under an
+// instruction model get their vector registers checked only.
+//
 // arm64's v8-v15 are checked whole: AAPCS64 keeps only their low halves
 // (d8-d15) for the caller, so an engine may return with its own values in
 // the upper halves. Compiled code restores d8-d15 with 64-bit loads, which
