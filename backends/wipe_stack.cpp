@@ -48,7 +48,10 @@ __asm__(
 #elif defined(__aarch64__) && defined(__ELF__)
 
 // x0 = bytes. Stores zeros from sp - bytes up to sp (AAPCS64 has no red
-// zone: what lies below sp is the callees' old frames), then zeroes x0-x17.
+// zone: what lies below sp is the callees' old frames), then zeroes x0-x17
+// and x18, a temporary on Linux that GCC allocates (the portable Keccak
+// left a lane there); not where it is the platform's (Android: the shadow
+// call stack).
 __asm__(
     ".text\n"
     ".p2align 4\n"
@@ -67,6 +70,9 @@ __asm__(
     "    .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n"
     "    mov x\\r, xzr\n"
     "    .endr\n"
+#if !defined(__ANDROID__)
+    "    mov x18, xzr\n"
+#endif
     "    ret\n"
     ".cfi_endproc\n"
     ".size hwaccel_wipe_stack_and_scratch_registers, .-hwaccel_wipe_stack_and_scratch_registers\n");

@@ -309,11 +309,15 @@ TEST_CASE("The vector register residue check finds a word left in a register", "
 // to know the register and the offset: the word in r10 (x9) and at 208 bytes
 // below the stack pointer at the call (x86-64: the return address is the
 // first 8 of them). A compiled function that keeps a copy in a local array is
-// found too, and not once it has wiped the array.
+// found too, and not once it has wiped the array. The symbol is global
+// (hidden): a local one is reached through a GOT entry for .text plus an
+// offset, which the arm64 linker resolved to .text's start (another probe).
 #if defined(__x86_64__)
 __asm__(
     ".text\n"
     ".p2align 4\n"
+    ".globl hwaccel_test_leave_word_in_gpr_and_stack\n"
+    ".hidden hwaccel_test_leave_word_in_gpr_and_stack\n"
     ".type hwaccel_test_leave_word_in_gpr_and_stack, @function\n"
     "hwaccel_test_leave_word_in_gpr_and_stack:\n"
     "    mov (%rdi), %r10d\n"
@@ -327,6 +331,8 @@ __asm__(
 __asm__(
     ".text\n"
     ".p2align 2\n"
+    ".globl hwaccel_test_leave_word_in_gpr_and_stack\n"
+    ".hidden hwaccel_test_leave_word_in_gpr_and_stack\n"
     ".type hwaccel_test_leave_word_in_gpr_and_stack, %function\n"
     "hwaccel_test_leave_word_in_gpr_and_stack:\n"
     "    ldr w9, [x0]\n"

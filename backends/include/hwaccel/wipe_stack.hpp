@@ -9,7 +9,8 @@
 //   x86-64   the `bytes` below its return address (the caller's stack
 //            pointer; the red zone included), then rax, rcx, rdx, rsi, rdi,
 //            r8-r11;
-//   arm64    the `bytes` below the stack pointer, then x0-x17;
+//   arm64    the `bytes` below the stack pointer, then x0-x18 (x18 not
+//            on Android);
 //   others   a local array of up to 4 KiB, which lies below the caller's
 //            frame (the registers cannot be reached from C++).
 // `bytes`: a positive multiple of 32, at least the deepest the work goes
