@@ -4,9 +4,11 @@
 // touch a register, and none between the stack's zeroing, the call and its copy.
 #include "support/vector_register_dump.hpp"
 
+#if defined(__x86_64__) || defined(__aarch64__)
 namespace {
 static_assert(hwaccel::test::kStackDumpBytes == 65536, "the trampolines' immediates (65536 bytes, 8192 quadwords)");
 }
+#endif
 
 #if defined(__x86_64__)
 
