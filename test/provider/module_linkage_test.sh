@@ -3,6 +3,7 @@
 # and every undefined symbol is defined by libc, libstdc++, libgcc or libm
 # (or, in a sanitizer build, by its runtime). So one hwaccel.so, built
 # against any OpenSSL 3 headers, loads into libcrypto.so.3 and .so.4 alike.
+# And it is linked with full RELRO (every symbol bound at load).
 #
 # usage: module_linkage_test.sh path/to/hwaccel.so
 set -euo pipefail
@@ -38,5 +39,10 @@ if [ -n "$missing" ]; then
     awk '{print "  " $2}' <<<"$missing"
     fail=1
 fi
-[ $fail = 0 ] && echo "ok: $module links no libcrypto (NEEDED: $(echo $needed))"
+# Linked -z relro -z now (provider/CMakeLists.txt says why): a GNU_RELRO
+# segment, and BIND_NOW or FLAGS_1 NOW in the dynamic section.
+readelf -lW "$module" | grep -q GNU_RELRO || { echo "FAIL: $module has no GNU_RELRO segment"; fail=1; }
+readelf -dW "$module" | grep -Eq '\(BIND_NOW\)|\(FLAGS(_1)?\).*NOW' ||
+    { echo "FAIL: $module is not linked -z now (lazy binding)"; fail=1; }
+[ $fail = 0 ] && echo "ok: $module links no libcrypto (NEEDED: $(echo $needed)), full RELRO"
 exit $fail

@@ -20,21 +20,34 @@
 namespace hwaccel {
 namespace {
 
+#if defined(__x86_64__)
+// One asm string for both encodings: legacy-SSE PXOR in a build that does not
+// target AVX (it may run where AVX does not exist; it zeroes bits 0-127, and
+// glibc's AVX copies end with VZEROUPPER), VEX VPXOR otherwise (which also
+// zeroes the upper halves such a build may use).
+#if defined(__AVX__)
+#define HWACCEL_ZERO_XMM_R "vpxor %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+#else
+#define HWACCEL_ZERO_XMM_R "pxor %%xmm\\r, %%xmm\\r\n"
+#endif
+
+#if !defined(__AVX512F__)
+// Asked once per file (not per call): cpuid's answer cannot change.
+inline bool cpu_has_avx512f() {
+    static const bool has = [] {
+        __builtin_cpu_init();  // idempotent; safe however early the first call comes
+        return __builtin_cpu_supports("avx512f") != 0;
+    }();
+    return has;
+}
+#endif
+#endif
+
 inline __attribute__((always_inline)) void clear_vector_registers() {
 #if defined(__x86_64__)
-#if defined(__AVX__)
-    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
-                     "vpxor %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
-                     ".endr" ::
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n" HWACCEL_ZERO_XMM_R ".endr" ::
                          : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
                            "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
-#else
-    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
-                     "pxor %%xmm\\r, %%xmm\\r\n"
-                     ".endr" ::
-                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
-#endif
     // xmm16-31 whenever the CPU has them, whatever this build targets:
     // glibc's memcpy and memset (EVEX versions) copy through ymm16-31, and
     // a memcpy that the compiler does not inline (sanitizer
@@ -49,8 +62,7 @@ inline __attribute__((always_inline)) void clear_vector_registers() {
                            "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
                            "memory");
 #else
-    __builtin_cpu_init();  // idempotent; safe however early the first call comes
-    if (__builtin_cpu_supports("avx512f")) {
+    if (cpu_has_avx512f()) {
         __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
                          "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
                          ".endr" ::
@@ -72,3 +84,7 @@ inline __attribute__((always_inline)) void clear_vector_registers() {
 
 }  // namespace
 }  // namespace hwaccel
+
+#if defined(__x86_64__)
+#undef HWACCEL_ZERO_XMM_R
+#endif
