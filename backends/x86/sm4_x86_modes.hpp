@@ -482,10 +482,11 @@ struct BulkModes {
 };
 
 // The modes, each followed by a wipe of K::kStackBurn bytes of the stack it
-// used, where the kernel needs one: intrinsics with more live state vectors
-// than registers make the compiler spill state words and broadcast round
-// keys into the mode function's frame, out of reach of K::wipe. One block
-// goes to the one-block path, which wipes its own.
+// used, where the kernel needs one (none: no call): intrinsics with more
+// live state vectors than registers make the compiler spill state words and
+// round keys into the mode function's frame, out of reach of K::wipe
+// (gfni-avx2; the AESENCLAST kernels only in -O0 and ASan builds). One
+// block goes to the one-block path, which wipes its own.
 template <class K>
 struct WipedModes {
     using Modes = BulkModes<K>;
