@@ -25,8 +25,14 @@ namespace hwaccel {
 
 // Unoptimised and AddressSanitizer builds: their frames are larger (no
 // register allocation across statements; red zones around locals) and keep
-// what an optimised build holds in registers.
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
+// what an optimised build holds in registers. GCC defines
+// __SANITIZE_ADDRESS__; clang 14 (the fuzz build) only answers __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWACCEL_WIPE_ASAN 1
+#endif
+#endif
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HWACCEL_WIPE_ASAN)
 inline constexpr bool kInstrumentedFrames = true;
 #else
 inline constexpr bool kInstrumentedFrames = false;
