@@ -3,8 +3,9 @@
 // S-box input = Y1^Y2^Y3^rk', three GF2P8AFFINEINVQB, three byte rotations)
 // on groups of 8 blocks. Two kernels:
 //   GfniAvx2Kernel    VEX only (GFNI + AVX2): rotations by PSHUFB, XORs,
-//                     4 groups (32 blocks) per batch. 12.5 ops per group and
-//                     round (the key XOR shared by two rounds counts half).
+//                     4 groups (32 blocks) per batch, in inline assembly
+//                     (sm4_x86_gfni_ymm_asm.hpp). 13 ops per group and round
+//                     besides the state's loads and store.
 //   GfniAvx512Kernel  AVX-512 (F/VL/BW): VPROLD rotations, VPTERNLOGD sums
 //                     with the round key broadcast from memory, pairs of
 //                     groups packed into one zmm (16 blocks); 9.5 ops per
@@ -23,6 +24,7 @@
 #include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_gfni_block.hpp"
 #include "x86/sm4_x86_gfni_maths.hpp"
+#include "x86/sm4_x86_gfni_ymm_asm.hpp"
 #include "x86/sm4_x86_maths.hpp"
 #include "x86/sm4_x86_modes.hpp"
 #include "x86/sm4_x86_simd.hpp"
@@ -70,55 +72,25 @@ struct GfniKernelCommon {
 
 // --- VEX only -----------------------------------------------------------------------
 
-struct Avx2RoundConsts {
-    __m256i f0, f1, f3, r8, r16, r24;
-};
-HWACCEL_SM4_INLINE __m256i bc(const gfni::Shuffle16& s) {
-    return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(s.b)));
-}
-HWACCEL_SM4_INLINE Avx2RoundConsts avx2_round_consts() {
-    return {_mm256_set1_epi64x(static_cast<long long>(gfni::kF0)),
-            _mm256_set1_epi64x(static_cast<long long>(gfni::kF1)),
-            _mm256_set1_epi64x(static_cast<long long>(gfni::kF3)), bc(gfni::kRol8), bc(gfni::kRol16),
-            bc(gfni::kRol24)};
-}
-// x ^ V(u): the round's new word from its S-box input u.
-HWACCEL_SM4_INLINE __m256i avx2_update(__m256i x, __m256i u, const Avx2RoundConsts& c) {
-    const __m256i v0 = _mm256_gf2p8affineinv_epi64_epi8(u, c.f0, gfni::kF0c);
-    const __m256i v1 = _mm256_gf2p8affineinv_epi64_epi8(u, c.f1, gfni::kF1c);
-    const __m256i v3 = _mm256_gf2p8affineinv_epi64_epi8(u, c.f3, gfni::kF3c);
-    const __m256i a = xor256(xor256(x, v0), _mm256_shuffle_epi8(v3, c.r24));
-    return xor256(a, xor256(_mm256_shuffle_epi8(v1, c.r8), _mm256_shuffle_epi8(v1, c.r16)));
-}
-
 struct GfniAvx2Kernel : GfniKernelCommon<gfni::crypt_block> {
     static constexpr int kMaxGroups = 4;
-    // 16 state words in 16 ymm registers: the compiler spills some. The mode
-    // functions' frames (batches inlined) are at most 1864 bytes (objdump,
-    // GCC 12: xts_body; the register residue test found its spilled round
-    // keys when this was 1536), plus saved registers and alignment.
-    static constexpr size_t kStackBurn = wipe_bytes(2048);
+    // The rounds run in assembly (sm4_x86_gfni_ymm_asm.hpp), which keeps
+    // round keys and state out of the compiler's hands: nothing to wipe in
+    // an optimised build. -O0 and ASan builds spill what they hold around
+    // it; there the former wipe stays (the intrinsics kernel's mode frames
+    // were up to 1864 bytes, GCC 12 xts_body).
+    static constexpr size_t kStackBurn = wipe_bytes_if_instrumented(2048);
 
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
-        const Avx2RoundConsts c = avx2_round_consts();
-        for (int r = 0; r < 32; r += 4) {
-            const __m256i k0 = _mm256_set1_epi32(static_cast<int>(keys.k[r]));
-            const __m256i k1 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 1]));
-            const __m256i k2 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 2]));
-            const __m256i k3 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 3]));
-            __m256i p[G];
-            for (int g = 0; g < G; ++g) {
-                p[g] = xor256(x[g].r[2], x[g].r[3]);
-                x[g].r[0] = avx2_update(x[g].r[0], xor256(p[g], xor256(x[g].r[1], k0)), c);
-            }
-            for (int g = 0; g < G; ++g) x[g].r[1] = avx2_update(x[g].r[1], xor256(p[g], xor256(x[g].r[0], k1)), c);
-            for (int g = 0; g < G; ++g) {
-                p[g] = xor256(x[g].r[0], x[g].r[1]);
-                x[g].r[2] = avx2_update(x[g].r[2], xor256(p[g], xor256(x[g].r[3], k2)), c);
-            }
-            for (int g = 0; g < G; ++g) x[g].r[3] = avx2_update(x[g].r[3], xor256(p[g], xor256(x[g].r[2], k3)), c);
-        }
+        static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
+        gfni_ymm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
+    }
+
+    // Every batch's state goes through its Rows array, one group's too.
+    template <int G>
+    static HWACCEL_SM4_INLINE void wipe(Rows (&x)[G]) {
+        wipe32(x, 4 * G);
     }
 };
 

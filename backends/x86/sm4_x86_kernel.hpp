@@ -10,7 +10,8 @@
 // Layout: 4x4 32-bit transpose per 128-bit lane, so register j of a group
 // holds word j of 8 blocks; a group is 8 blocks (one ymm per word), in the M
 // domain. Batches of 9-32 blocks (2-4 groups) run in the assembly kernel, a
-// single group in registers (see kRegisterGroups).
+// single group in the register-resident one (see kRegisterGroups). Neither
+// lets the compiler hold a round key, so none is spilled to the stack.
 #pragma once
 
 #include <immintrin.h>
@@ -35,11 +36,12 @@ struct AesKeyForm {
 };
 using BulkKeys = KernelRoundKeys<AesKeyForm>;
 
-// Batches of up to this many groups run register-resident, longer ones in
-// the assembly kernel. Since the kernel keeps each group's newest word in a
-// register it wins from two groups on (about a quarter faster at 9-16
-// blocks, a tenth at 17-24, on both engines); one group (2-8 blocks) costs
-// the same either way and stays in registers. Measure with
+// Batches of up to this many groups run register-resident
+// (kernel_in_registers, which takes one), longer ones in the assembly
+// kernel. Since the kernel keeps each group's newest word in a register it
+// wins from two groups on (about a quarter faster at 9-16 blocks, a tenth
+// at 17-24, on both engines); one group (2-8 blocks) costs the same either
+// way (measured with the intrinsics it replaced) and stays in registers. Measure with
 // `hwaccel-engine-bench vaes-avx2 aesni-avx2` after changing this.
 constexpr int kRegisterGroups = 1;
 
@@ -190,64 +192,86 @@ HWACCEL_SM4_INLINE void kernel(uint8_t* st, const uint32_t* rkm) {
     }
 }
 
-// AESENCLAST on both 128-bit lanes: one VAESENCLAST, or without VAES two
-// VEX-128 AESENCLAST (which clear the upper half) put back together.
-template <bool kVaes>
-HWACCEL_SM4_INLINE __m256i enclast(__m256i x, __m256i k) {
-    if constexpr (kVaes) {
-        return _mm256_aesenclast_epi128(x, k);
-    } else {
-        const __m128i key = _mm256_castsi256_si128(k);
-        const __m128i lo = _mm_aesenclast_si128(_mm256_castsi256_si128(x), key);
-        const __m128i hi = _mm_aesenclast_si128(_mm256_extracti128_si256(x, 1), key);
-        return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    }
-}
+// --- one group in registers (inline assembly) -----------------------------------
+//
+// A batch of one group (2-8 blocks) keeps its 4 words in registers (ymm4-7,
+// the compiler's choice among what the clobbers leave) and needs no memory
+// for its state. It is assembly for the round keys: they are broadcast from
+// the round-key array into ymm8/ymm9 inside the asm, so the compiler never
+// holds one. With intrinsics GCC 12 spilled broadcast round keys into the
+// mode function's frame (the residue test found them), which cost a 2048-byte
+// stack wipe after every call (+4..10% at 64 bytes). Same ops per round as
+// HWACCEL_SM4_ROUND, the state words as register operands.
 
-// Register-resident rounds (intrinsics), for a single group: there the
-// latency of a round is the limit either way, and the state
-// need not go through memory.
-struct RoundConsts {
-    __m256i m0f, key, u0l, u0h, u2l, u2h, p0, p1, p2, p3;
-};
-HWACCEL_SM4_INLINE RoundConsts round_consts() {
-    return {_mm256_set1_epi8(0x0F), _mm256_set1_epi8(static_cast<char>(kKc)),
-            bc(kU0Lo), bc(kU0Hi), bc(kU2Lo), bc(kU2Hi),
-            bc(kP0), bc(kP1), bc(kP2), bc(kP3)};
-}
+// Word A ^= F(B ^ C ^ rk ^ N); N the newest word (written by the round
+// before), B and C older, so only the last xor of t is on the chain.
+#define HWACCEL_SM4_REG_ROUND(AES, RK, A, B, C, N) \
+    "vpxor " C ", " B ", %%ymm0\n\t"               \
+    "vpxor %%" RK ", %%ymm0, %%ymm0\n\t"           \
+    "vpxor " N ", %%ymm0, %%ymm0\n\t"              \
+    AES                                            \
+    "vpsrlw $4, %%ymm0, %%ymm1\n\t"                \
+    "vpand %%ymm15, %%ymm0, %%ymm0\n\t"            \
+    "vpand %%ymm15, %%ymm1, %%ymm1\n\t"            \
+    "vpshufb %%ymm0, %%ymm13, %%ymm2\n\t"          \
+    "vpshufb %%ymm0, %%ymm11, %%ymm0\n\t"          \
+    "vpshufb %%ymm1, %%ymm12, %%ymm3\n\t"          \
+    "vpshufb %%ymm1, %%ymm10, %%ymm1\n\t"          \
+    "vpxor %%ymm3, %%ymm2, %%ymm2\n\t"             \
+    "vpxor %%ymm1, %%ymm0, %%ymm0\n\t"             \
+    "vpxor %%ymm0, %%ymm2, %%ymm1\n\t"             \
+    "vpshufb 32(%[c]), %%ymm1, %%ymm1\n\t"         \
+    "vpshufb 0(%[c]), %%ymm2, %%ymm2\n\t"          \
+    "vpshufb 64(%[c]), %%ymm0, %%ymm3\n\t"         \
+    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"         \
+    "vpxor " A ", %%ymm2, %%ymm2\n\t"              \
+    "vpxor %%ymm3, %%ymm0, %%ymm0\n\t"             \
+    "vpxor %%ymm0, %%ymm2, %%ymm2\n\t"             \
+    "vpxor %%ymm1, %%ymm2, " A "\n\t"
+
+// A memory clobber (reads the round keys and kKernel), as the kernel above:
+// with "m" inputs instead GCC laid out xts_body's 4-group batches so that
+// XTS at 16 KiB ran 1-1.5% slower (Zen 5).
+#define HWACCEL_SM4_REG_KERNEL(AES)                                                             \
+    __asm__ volatile(                                                                           \
+        "vbroadcasti128 128(%[c]), %%ymm13\n\t"                                                 \
+        "vbroadcasti128 144(%[c]), %%ymm12\n\t"                                                 \
+        "vbroadcasti128 160(%[c]), %%ymm11\n\t"                                                 \
+        "vbroadcasti128 176(%[c]), %%ymm10\n\t"                                                 \
+        "vbroadcasti128 192(%[c]), %%ymm15\n\t"                                                 \
+        "vbroadcasti128 208(%[c]), %%ymm14\n\t"                                                 \
+        "1:\n\t"                                                                                \
+        "vpbroadcastd 0(%[rk]), %%ymm9\n\t"                                                     \
+        "vpbroadcastd 4(%[rk]), %%ymm8\n\t"                                                     \
+        HWACCEL_SM4_REG_ROUND(AES, "ymm9", "%[w0]", "%[w1]", "%[w2]", "%[w3]")                  \
+        HWACCEL_SM4_REG_ROUND(AES, "ymm8", "%[w1]", "%[w2]", "%[w3]", "%[w0]")                  \
+        "vpbroadcastd 8(%[rk]), %%ymm9\n\t"                                                     \
+        "vpbroadcastd 12(%[rk]), %%ymm8\n\t"                                                    \
+        HWACCEL_SM4_REG_ROUND(AES, "ymm9", "%[w2]", "%[w3]", "%[w0]", "%[w1]")                  \
+        HWACCEL_SM4_REG_ROUND(AES, "ymm8", "%[w3]", "%[w0]", "%[w1]", "%[w2]")                  \
+        "add $16, %[rk]\n\t"                                                                    \
+        "dec %[n]\n\t"                                                                          \
+        "jnz 1b\n\t"                                                                            \
+        : [w0] "+x"(w0), [w1] "+x"(w1), [w2] "+x"(w2), [w3] "+x"(w3), [rk] "+r"(rk), [n] "+r"(n) \
+        : [c] "r"(&kKernel)                                                                     \
+        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm8", "xmm9", "xmm10", "xmm11",        \
+          "xmm12", "xmm13", "xmm14", "xmm15")
+
+// 32 rounds on one group; rkm as for kernel().
 template <bool kVaes>
-HWACCEL_SM4_INLINE __m256i round_f(__m256i t, const RoundConsts& c) {
-    const __m256i s = enclast<kVaes>(t, c.key);
-    const __m256i lo = _mm256_and_si256(s, c.m0f);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(s, 4), c.m0f);
-    const __m256i u0 = xor256(_mm256_shuffle_epi8(c.u0l, lo), _mm256_shuffle_epi8(c.u0h, hi));
-    const __m256i u2 = xor256(_mm256_shuffle_epi8(c.u2l, lo), _mm256_shuffle_epi8(c.u2h, hi));
-    const __m256i u1 = xor256(u0, u2);
-    return xor256(xor256(_mm256_shuffle_epi8(u0, c.p0), _mm256_shuffle_epi8(u1, c.p1)),
-                  xor256(_mm256_shuffle_epi8(u2, c.p2), _mm256_shuffle_epi8(u2, c.p3)));
-}
-template <bool kVaes, int G>
-HWACCEL_SM4_INLINE void rounds_in_registers(Rows (&x)[G], const BulkKeys& keys) {
-    const RoundConsts c = round_consts();
-    for (int r = 0; r < 32; r += 4) {
-        const __m256i k0 = _mm256_set1_epi32(static_cast<int>(keys.k[r]));
-        const __m256i k1 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 1]));
-        const __m256i k2 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 2]));
-        const __m256i k3 = _mm256_set1_epi32(static_cast<int>(keys.k[r + 3]));
-        __m256i p[G];
-        for (int g = 0; g < G; ++g) {
-            p[g] = xor256(x[g].r[2], x[g].r[3]);
-            x[g].r[0] = xor256(x[g].r[0], round_f<kVaes>(xor256(p[g], xor256(x[g].r[1], k0)), c));
-        }
-        for (int g = 0; g < G; ++g)
-            x[g].r[1] = xor256(x[g].r[1], round_f<kVaes>(xor256(p[g], xor256(x[g].r[0], k1)), c));
-        for (int g = 0; g < G; ++g) {
-            p[g] = xor256(x[g].r[0], x[g].r[1]);
-            x[g].r[2] = xor256(x[g].r[2], round_f<kVaes>(xor256(p[g], xor256(x[g].r[3], k2)), c));
-        }
-        for (int g = 0; g < G; ++g)
-            x[g].r[3] = xor256(x[g].r[3], round_f<kVaes>(xor256(p[g], xor256(x[g].r[2], k3)), c));
+HWACCEL_SM4_INLINE void kernel_in_registers(Rows& x, const uint32_t* rkm) {
+    const uint32_t* rk = rkm;
+    size_t n = 8;
+    __m256i w0 = x.r[0], w1 = x.r[1], w2 = x.r[2], w3 = x.r[3];
+    if constexpr (kVaes) {
+        HWACCEL_SM4_REG_KERNEL(HWACCEL_SM4_AES_VAES);
+    } else {
+        HWACCEL_SM4_REG_KERNEL(HWACCEL_SM4_AES_AESNI);
     }
+    x.r[0] = w0;
+    x.r[1] = w1;
+    x.r[2] = w2;
+    x.r[3] = w3;
 }
 
 // What the modes need of a kernel (sm4_x86_modes.hpp describes it).
@@ -255,10 +279,13 @@ template <bool kVaes>
 struct AesKernel {
     using Keys = BulkKeys;
     static constexpr int kMaxGroups = 4;  // what the assembly kernel takes
-    // The one-group batches (in registers) spill broadcast round keys; the
-    // mode functions' frames are at most 1512 bytes (objdump, GCC 12:
-    // xts_body), plus saved registers, alignment and the assembly kernel's.
-    static constexpr size_t kStackBurn = wipe_bytes(2048);
+    // No round key reaches the stack in an optimised build: both kernels
+    // broadcast them inside their assembly, and the array of them (Keys)
+    // wipes itself. -O0 and ASan builds spill what Release keeps in
+    // registers; there the wipe stays, sized as before the one-group kernel
+    // (the mode functions' frames are at most 1512 bytes in Release, GCC 12
+    // xts_body, plus saved registers, alignment and the kernels').
+    static constexpr size_t kStackBurn = wipe_bytes_if_instrumented(2048);
 
     // A state word into the M domain, and back.
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) { return affine256(w, kMLo, kMHi); }
@@ -271,7 +298,8 @@ struct AesKernel {
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
         static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
-        if constexpr (G <= kRegisterGroups) rounds_in_registers<kVaes, G>(x, keys);
+        static_assert(kRegisterGroups == 1, "kernel_in_registers takes one group");
+        if constexpr (G <= kRegisterGroups) kernel_in_registers<kVaes>(x[0], keys.k);
         else kernel<kVaes, G>(reinterpret_cast<uint8_t*>(x), keys.k);
     }
 

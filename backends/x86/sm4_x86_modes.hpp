@@ -362,8 +362,8 @@ HWACCEL_SM4_INLINE void by_groups(size_t m, F&& f) {
 }
 
 // The entry points are never inlined, so a caller can wipe the stack they
-// used once they return (burn_stack; the GFNI engines do). Each ends with
-// K::clear_registers(), once per call, on every path that ran the cipher:
+// used once they return (burn_stack; WipedModes, where needed). Each ends
+// with K::clear_registers(), once per call, on every path that ran the cipher:
 // the last round keys and block words are still in registers there.
 template <class K>
 struct BulkModes {
@@ -482,10 +482,14 @@ struct BulkModes {
 };
 
 // The modes, each followed by a wipe of K::kStackBurn bytes of the stack it
-// used, where the kernel needs one: intrinsics with more live state vectors
-// than registers make the compiler spill state words and broadcast round
-// keys into the mode function's frame, out of reach of K::wipe. One block
-// goes to the one-block path, which wipes its own.
+// used, where the kernel needs one (none: no call): a kernel in intrinsics
+// with more live state vectors than registers makes the compiler spill
+// state words and round keys into the mode function's frame, out of reach
+// of K::wipe. The x86 kernels leave neither there (assembly, or gfni-avx512's
+// intrinsics batches that do not spill); the AESENCLAST and gfni-avx2
+// kernels burn only in -O0 and ASan builds, whose frames spill what Release
+// keeps in registers. One block goes to the one-block path, which wipes its
+// own.
 template <class K>
 struct WipedModes {
     using Modes = BulkModes<K>;

@@ -509,7 +509,10 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
                 {Entry::kCfbEncrypt, "cfb_encrypt", e->cfb_encrypt != nullptr},
                 {Entry::kOfb, "ofb", e->ofb != nullptr},
             };
-            for (size_t n : {size_t{1}, size_t{8}, size_t{100}}) {
+            // 1 block (the one-block path), one group (8), several groups
+            // in one batch (24: three groups of 8 in the x86 kernels), and
+            // several batches (100).
+            for (size_t n : {size_t{1}, size_t{8}, size_t{24}, size_t{100}}) {
                 for (Sm4Direction d : {Sm4Direction::kEncrypt, Sm4Direction::kDecrypt}) {
                     Sm4Call c{};
                     c.entry = Entry::kEcb;
