@@ -1,5 +1,7 @@
-// The provider entry point: OSSL_provider_init, its parameters, the query
-// for algorithm tables, and teardown.
+// The provider entry point: hwaccel_provider_init (hwaccel.so's
+// OSSL_provider_init calls it, module_entry.cpp; an application that links
+// libhwaccel.a registers it with OSSL_PROVIDER_add_builtin), its parameters,
+// the query for algorithm tables, and teardown.
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "algorithms.hpp"
+#include "hwaccel/hwaccel_provider.h"
 #include "errors.hpp"
 #include "memory.hpp"
 #include "openssl_version.hpp"
@@ -202,9 +205,11 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
 }  // namespace
 }  // namespace hwaccel
 
-extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(
+// Hidden like everything else here: a static link resolves it all the same,
+// and two shared objects that each link libhwaccel.a keep their own copies.
+extern "C" int hwaccel_provider_init(
     const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DISPATCH** out,
-    void** provctx) {  // no noexcept: core.h declares it without (clang insists); the catch-all stands in
+    void** provctx) {  // no noexcept: core.h's typedef has none (clang insists); the catch-all stands in
     try {
         return hwaccel::init(handle, in, out, provctx);
     } catch (...) {

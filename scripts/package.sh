@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# Builds the Debian package (CPack, cmake/packaging.cmake) from a Release
-# build against the system's OpenSSL, and prints the .deb's path.
+# Builds the Debian packages (CPack, cmake/packaging.cmake) from a Release
+# build against the system's OpenSSL, and prints their paths, one a line:
+# hwaccel (the module, hwaccel-engines, docs), then hwaccel-dev (libhwaccel.a,
+# its header, hwaccel.pc).
 #
-#   deb=$(scripts/package.sh [BUILD_DIR])    # default: build/
+#   scripts/package.sh [BUILD_DIR]           # default: build/
 #   sudo apt-get install ./hwaccel_*.deb     # what a user then runs
 #
-# Only hwaccel.so and hwaccel-engines are (re)built: in a build tree the test
-# command already built, that is nothing, and the package takes seconds.
+# Only hwaccel.so, libhwaccel.a and hwaccel-engines are (re)built: in a build
+# tree the test command already built, that is nothing, and the packages take
+# seconds.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/build}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
-cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel-engines >&2
+# Prefix /usr, as the package installs (CPack's /usr): libhwaccel.a and
+# hwaccel.pc then go to the multiarch libdir (GNUInstallDirs), as in Debian's
+# own -dev packages.
+cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_static hwaccel-engines >&2
 rm -rf "$dir/package"
 (cd "$dir" && cpack -G DEB -B "$dir/package" >&2)
 rm -rf "$dir/package/_CPack_Packages"
 deb=$(ls "$dir"/package/hwaccel_*.deb)
-dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\):/package: \1:/p' >&2
+dev=$(ls "$dir"/package/hwaccel-dev_*.deb)
+for d in "$deb" "$dev"; do
+    dpkg-deb --info "$d" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\):/package: \1:/p' >&2
+done
 echo "$deb"
+echo "$dev"

@@ -25,9 +25,10 @@
 #   5. Differential fuzzing, briefly (scripts/fuzz.sh): clang-14 build with
 #      libFuzzer, ASan and UBSan; every fuzz target for every engine this CPU
 #      runs (PHE under its model), 2 seconds each from the seed corpus.
-#   6. The Debian package (scripts/package.sh, CPack): installed with
-#      apt-get, used by name without -provider-path, removed, nothing left
-#      (test/package/package_test.sh).
+#   6. The Debian packages (scripts/package.sh, CPack): hwaccel installed
+#      with apt-get, used by name without -provider-path; hwaccel-dev's
+#      libhwaccel.a linked into a C program through pkg-config; both
+#      removed, nothing left (test/package/package_test.sh).
 #   7. The engine manifest: the suites of steps 1-4 append the engines they
 #      ran, and how (natively, under an instruction model), to one file;
 #      scripts/engine-manifest.py prints it against the registry's list
@@ -96,8 +97,9 @@ step "Fuzzing (2 s per target and engine)"
 scripts/fuzz.sh 2 "$top/build-fuzz"
 
 step "Debian package: install, use, remove"
-deb=$(scripts/package.sh "$top/build")
-bash test/package/package_test.sh "$deb"
+debs=$(scripts/package.sh "$top/build")  # hwaccel, hwaccel-dev
+mapfile -t debs <<<"$debs"
+bash test/package/package_test.sh "${debs[@]}"
 
 step "Engine manifest"
 python3 scripts/engine-manifest.py "$top/build/tools/hwaccel-engines" "$HWACCEL_ENGINE_MANIFEST"

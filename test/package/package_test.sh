@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# The Debian package as a user meets it: `apt-get install ./hwaccel_*.deb`,
+# The Debian packages as a user meets them: `apt-get install ./hwaccel_*.deb`,
 # the provider found by name alone (no -provider-path: the module is in the
-# directory `openssl version -m` names), a digest served by it, then
-# `apt-get remove` and nothing of it left on the system.
+# directory `openssl version -m` names), a digest served by it; with
+# hwaccel-dev, test/static/static_link_test.c compiled by the C compiler with
+# what `pkg-config --cflags --libs hwaccel` says and run; then
+# `apt-get remove` and nothing of either left on the system.
 #
-# usage: test/package/package_test.sh DEB      (as root, or with sudo)
+# usage: test/package/package_test.sh DEB [DEV_DEB]   (as root, or with sudo)
+#        (scripts/package.sh prints both paths)
 #
 # It changes the system's package state while it runs (install, then
-# remove); it refuses to start if an hwaccel.so that no package owns is in
-# the modules directory (installed by hand: `cmake --install`), since
-# installing and removing the package would delete it.
+# remove); it refuses to start if an hwaccel.so or hwaccel header that no
+# package owns is installed (by hand: `cmake --install`), since installing
+# and removing the packages would delete it.
 set -u
-deb=$(cd "$(dirname "${1:?usage: package_test.sh DEB}")" && pwd)/$(basename "$1")
+deb=$(cd "$(dirname "${1:?usage: package_test.sh DEB [DEV_DEB]}")" && pwd)/$(basename "$1")
+dev=
+[ $# -ge 2 ] && dev=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+source_c=$(cd "$(dirname "$0")/../static" && pwd)/static_link_test.c
 sudo=
 [ "$(id -u)" -ne 0 ] && sudo=sudo
 apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300)
@@ -28,6 +34,11 @@ if [ -e "$modules/hwaccel.so" ] && ! dpkg -S "$modules/hwaccel.so" 2>/dev/null |
          "remove it first: this test would replace and then delete it" >&2
     exit 1
 fi
+header=/usr/include/hwaccel/hwaccel_provider.h
+if [ -n "$dev" ] && [ -e "$header" ] && ! dpkg -S "$header" 2>/dev/null | grep -q '^hwaccel-dev:'; then
+    echo "FAIL: $header is there and no package owns it (cmake --install?); remove it first" >&2
+    exit 1
+fi
 
 echo "== package: $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends
@@ -39,9 +50,25 @@ for f in "$modules/hwaccel.so" /usr/bin/hwaccel-engines /usr/share/doc/hwaccel/o
          /usr/share/doc/hwaccel/README.md /usr/share/doc/hwaccel/docs/DESIGN.md; do
     grep -qx "$f" "$work/files" || bad "the package lacks $f"
 done
+# The static library, its header and hwaccel.pc are hwaccel-dev's alone.
+grep -E '/libhwaccel\.a$|^/usr/include/|/pkgconfig/' "$work/files" | sed 's/^/  /' | grep . &&
+    bad "the hwaccel package holds hwaccel-dev's files (above)"
+multiarch=$(dirname "$modules")  # /usr/lib/<triplet>, where libcrypto is
+if [ -n "$dev" ]; then
+    echo "== package: $dev"
+    dpkg-deb --field "$dev" Package Version Architecture Depends
+    dpkg-deb --field "$dev" Depends | grep -q 'libssl-dev' || bad "hwaccel-dev does not depend on libssl-dev"
+    dpkg-deb --contents "$dev" | awk '{print $NF}' | grep -v '/$' | sed 's|^\./|/|' >"$work/dev-files"
+    for f in "$header" "$multiarch/libhwaccel.a" "$multiarch/pkgconfig/hwaccel.pc"; do
+        grep -qx "$f" "$work/dev-files" || bad "hwaccel-dev lacks $f"
+    done
+    [ "$(wc -l <"$work/dev-files")" = 3 ] || bad "hwaccel-dev holds more than its 3 files"
+    cat "$work/dev-files" >>"$work/files"
+fi
 
-echo "== apt-get install $deb"
-"${apt[@]}" install "$deb" >"$work/install.log" 2>&1 || { cat "$work/install.log" >&2; bad "apt-get install"; exit 1; }
+echo "== apt-get install $deb $dev"
+"${apt[@]}" install "$deb" ${dev:+"$dev"} >"$work/install.log" 2>&1 ||
+    { cat "$work/install.log" >&2; bad "apt-get install"; exit 1; }
 tail -3 "$work/install.log"
 
 echo "== openssl list -providers -provider hwaccel"
@@ -57,17 +84,35 @@ echo "hwaccel: $got"
 [ -n "$got" ] && [ "${got%% *}" = "${want%% *}" ] || bad "sha256 through the installed hwaccel: '$got' != '$want'"
 hwaccel-engines >/dev/null 2>&1 || bad "hwaccel-engines does not run"
 
-echo "== apt-get remove hwaccel"
-"${apt[@]}" remove hwaccel >"$work/remove.log" 2>&1 || { cat "$work/remove.log" >&2; bad "apt-get remove"; }
+if [ -n "$dev" ]; then
+    echo "== hwaccel-dev: a C program linked with libhwaccel.a through pkg-config"
+    flags=$(pkg-config --cflags --libs hwaccel) || bad "pkg-config knows no hwaccel"
+    echo "pkg-config --cflags --libs hwaccel: $flags"
+    # shellcheck disable=SC2086  # the flags are words
+    if cc -std=c99 -Wall -Wextra -o "$work/static_link_test" "$source_c" $flags; then
+        "$work/static_link_test" || bad "the program linked with the installed libhwaccel.a failed"
+    else
+        bad "a C program does not link with the installed libhwaccel.a"
+    fi
+fi
+
+packages=(hwaccel)
+[ -n "$dev" ] && packages+=(hwaccel-dev)
+echo "== apt-get remove ${packages[*]}"
+"${apt[@]}" remove "${packages[@]}" >"$work/remove.log" 2>&1 || { cat "$work/remove.log" >&2; bad "apt-get remove"; }
 grep -v "Reading database" "$work/remove.log" | tail -2
-status=$(dpkg-query -W -f='${db:Status-Status}' hwaccel 2>/dev/null || echo not-installed)
-[ "$status" = not-installed ] || bad "after remove, dpkg says hwaccel is $status"
+for p in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || echo not-installed)
+    [ "$status" = not-installed ] || bad "after remove, dpkg says $p is $status"
+done
 left=0
 while read -r f; do
     if [ -e "$f" ]; then bad "left behind: $f"; left=1; fi
 done <"$work/files"
 [ -e /usr/share/doc/hwaccel ] && { bad "left behind: /usr/share/doc/hwaccel/"; left=1; }
-[ "$left" = 0 ] && echo "nothing left: none of the package's $(wc -l <"$work/files") files, no /usr/share/doc/hwaccel"
+[ -e /usr/include/hwaccel ] && { bad "left behind: /usr/include/hwaccel/"; left=1; }
+[ "$left" = 0 ] && echo "nothing left: none of the packages' $(wc -l <"$work/files") files," \
+    "no /usr/share/doc/hwaccel, no /usr/include/hwaccel"
 if openssl list -providers -provider hwaccel >/dev/null 2>&1; then
     bad "openssl still loads a provider named hwaccel after remove"
 fi
