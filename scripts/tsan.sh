@@ -44,9 +44,9 @@ if [ "$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 28)" -gt 28 ]; then
 fi
 failed=0
 suite() {  # suite NAME EXECUTABLE [CATCH ARGS...]
-    local name=$1 rc=0
-    shift
-    "${run[@]}" "$dir/test/robustness/$@" >"$dir/tsan-$name.log" 2>&1 || rc=$?
+    local name=$1 exe=$dir/test/robustness/$2 rc=0
+    shift 2
+    "${run[@]}" "$exe" "$@" >"$dir/tsan-$name.log" 2>&1 || rc=$?
     if [ "$rc" != 0 ]; then
         cat "$dir/tsan-$name.log"
         echo "FAILED: $name (exit $rc${prefix:+, libcrypto from $prefix})"
