@@ -3,7 +3,10 @@
 #   1. Release build: backend suites for every engine this CPU runs, the EVP
 #      and dispatch suites, the openssl CLI / hashlib / TLS checks (CTest).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
-#      EVP suites again.
+#      EVP suites again. Then a ThreadSanitizer build (scripts/tsan.sh) of
+#      hwaccel.so and the threaded suites only (thread_race_tests,
+#      load_tests): any data race it sees fails it; step 3 runs them again
+#      in OpenSSL 3.5's and 3.6's libcrypto.
 #   3. OpenSSL 3.5, 3.6 and 4.0, each built once from the Debian source
 #      package of the suite that carries it (trixie, sid, experimental) into a
 #      cache (scripts/openssl-release.sh): hwaccel built against each runs the
@@ -68,10 +71,15 @@ scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_S
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j2 -E cli_tests)
 
+step "ThreadSanitizer build and threaded tests (scripts/tsan.sh)"
+scripts/tsan.sh "$top/build-tsan"
+
 for line in 3.5 3.6 4.0; do
     step "OpenSSL $line"
     prefix=$(scripts/openssl-release.sh "$line")
     scripts/test-against.sh "$prefix" "$top/build"
+    # The TSan suites in this libcrypto (one soname with 3.0's: 3.x only).
+    case $line in 3.*) scripts/tsan.sh "$top/build-tsan" "$prefix" ;; esac
 done
 step "OpenSSL 3.5's evp_test"
 prefix=$(scripts/openssl-release.sh 3.5)

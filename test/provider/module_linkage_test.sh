@@ -13,7 +13,7 @@ fail=0
 allowed_lib() {
     case $1 in
         libc.so.*|libstdc++.so.*|libgcc_s.so.*|libm.so.*|ld-linux*.so.*) return 0 ;;
-        libasan.so.*|libubsan.so.*) return 0 ;;  # HWACCEL_SANITIZE with g++
+        libasan.so.*|libubsan.so.*|libtsan.so.*) return 0 ;;  # HWACCEL_SANITIZE with g++
         *) return 1 ;;
     esac
 }
