@@ -53,7 +53,15 @@ into themselves and register hwaccel_provider_init with OSSL_PROVIDER_add_builti
 instead of loading hwaccel.so: libhwaccel.a, hwaccel/hwaccel_provider.h, hwaccel.pc.")
 # The header includes <openssl/core.h>, hwaccel.pc requires libcrypto, and
 # its Libs name -lstdc++ (libstdc++.so, from the compiler's -dev package).
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libssl-dev (>= 3.0.0), libstdc++-dev")
+# The building compiler's own libstdc++ -dev package first (Debian policy: a
+# real package before a virtual one), e.g. libstdc++-12-dev on Debian 12.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  string(REGEX MATCH "^[0-9]+" _hwaccel_gcc_major "${CMAKE_CXX_COMPILER_VERSION}")
+  set(_hwaccel_stdcxx_dep "libstdc++-${_hwaccel_gcc_major}-dev | libstdc++-dev")
+else()
+  set(_hwaccel_stdcxx_dep "libstdc++-dev")
+endif()
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libssl-dev (>= 3.0.0), ${_hwaccel_stdcxx_dep}")
 # libc6 and libstdc++6 with their versions, where dpkg-dev is installed.
 find_program(_hwaccel_shlibdeps dpkg-shlibdeps)
 if(_hwaccel_shlibdeps)

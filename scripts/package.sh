@@ -17,10 +17,14 @@ mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 # Prefix /usr, as the package installs (CPack's /usr): libhwaccel.a and
 # hwaccel.pc then go to the multiarch libdir (GNUInstallDirs), as in Debian's
 # own -dev packages.
+# The build tree's own prefix is put back afterwards, so a later `cmake
+# --install` of it goes where it went before (not into the package's paths).
+old_prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null || true)
 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_static hwaccel-engines >&2
 rm -rf "$dir/package"
 (cd "$dir" && cpack -G DEB -B "$dir/package" >&2)
+cmake -S "$top" -B "$dir" -DCMAKE_INSTALL_PREFIX="${old_prefix:-/usr/local}" >/dev/null
 rm -rf "$dir/package/_CPack_Packages"
 deb=$(ls "$dir"/package/hwaccel_*.deb)
 dev=$(ls "$dir"/package/hwaccel-dev_*.deb)

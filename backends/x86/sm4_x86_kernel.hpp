@@ -11,7 +11,9 @@
 // holds word j of 8 blocks; a group is 8 blocks (one ymm per word), in the M
 // domain. Batches of 9-32 blocks (2-4 groups) run in the assembly kernel, a
 // single group in the register-resident one (see kRegisterGroups). Neither
-// lets the compiler hold a round key, so none is spilled to the stack.
+// lets the compiler hold a round key during the rounds (only the Keys
+// array's constructor computes them, into that array, which wipes itself),
+// so none is spilled to the stack.
 #pragma once
 
 #include <immintrin.h>

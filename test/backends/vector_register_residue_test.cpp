@@ -49,6 +49,7 @@
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/registry.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "support/secret_words.hpp"
 #include "support/vector_register_dump.hpp"
 #include "support/vectors.hpp"
@@ -136,12 +137,9 @@ const KnownStackGap* known_stack_gap(const std::string& family, const std::strin
 // the wipes sized for Release). There every engine's GPR and stack
 // findings are reported, as a listed gap's are, not failed; the Release
 // suites check them.
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kInstrumentedBuild = true;
-#else
-constexpr bool kInstrumentedBuild = false;
-#endif
-const KnownStackGap kInstrumentedBuildGap = {"", "", "an ASan or -O0 build, whose frames are not Release's"};
+// The engines' own test of it (wipe_stack.hpp: -O0 and sanitizer builds).
+constexpr bool kInstrumentedBuild = hwaccel::kInstrumentedFrames;
+const KnownStackGap kInstrumentedBuildGap = {"", "", "a sanitizer or -O0 build, whose frames are not Release's"};
 
 // Checks calls of one engine: the vector registers, the caller-saved GPRs
 // and the stack below the call (support/vector_register_dump.hpp). GPR and

@@ -23,16 +23,22 @@
 
 namespace hwaccel {
 
-// Unoptimised and AddressSanitizer builds: their frames are larger (no
-// register allocation across statements; red zones around locals) and keep
-// what an optimised build holds in registers. GCC defines
-// __SANITIZE_ADDRESS__; clang 14 (the fuzz build) only answers __has_feature.
+// Unoptimised and sanitizer builds: their frames are larger (no register
+// allocation across statements; red zones around locals; spills around the
+// runtime's calls, as TSan's __tsan_* hooks) and keep what an optimised
+// build holds in registers. GCC defines __SANITIZE_ADDRESS__ and
+// __SANITIZE_THREAD__ (__SANITIZE_HWADDRESS__ from GCC 13); clang 14 (the
+// fuzz build) only answers __has_feature.
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HWACCEL_WIPE_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
+#define HWACCEL_WIPE_SANITIZED 1
 #endif
 #endif
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HWACCEL_WIPE_ASAN)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_HWADDRESS__)
+#define HWACCEL_WIPE_SANITIZED 1
+#endif
+#if !defined(__OPTIMIZE__) || defined(HWACCEL_WIPE_SANITIZED)
 inline constexpr bool kInstrumentedFrames = true;
 #else
 inline constexpr bool kInstrumentedFrames = false;
