@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The "dev" component as installed: `cmake --install --component dev` into a
-# temporary prefix must give libhwaccel.a, hwaccel/hwaccel_provider.h and
-# hwaccel.pc, nothing else, and static_link_test.c compiled and linked with
-# the C compiler and what `pkg-config --cflags --libs hwaccel` says there
-# must run and pass.
+# temporary prefix must give libhwaccel.a, hwaccel/hwaccel_provider.h,
+# hwaccel.pc and the CMake package's four files (cmake/cmake_package.cmake;
+# cmake_package_test.sh uses them), nothing else, and static_link_test.c
+# compiled and linked with the C compiler and what `pkg-config --cflags
+# --libs hwaccel` says there must run and pass.
 #
 # usage: pkgconfig_test.sh BUILD_DIR CC static_link_test.c
 set -euo pipefail
@@ -18,10 +19,13 @@ cmake --install "$build" --component dev --prefix "$tmp/prefix" >"$tmp/install.l
 echo "installed:"; sed 's/^/  /' "$tmp/files"
 fail=0
 for pattern in '^include/hwaccel/hwaccel_provider\.h$' '^lib/(.*/)?libhwaccel\.a$' \
-               '^lib/(.*/)?pkgconfig/hwaccel\.pc$'; do
+               '^lib/(.*/)?pkgconfig/hwaccel\.pc$' '^lib/(.*/)?cmake/hwaccel/hwaccelConfig\.cmake$' \
+               '^lib/(.*/)?cmake/hwaccel/hwaccelConfigVersion\.cmake$' \
+               '^lib/(.*/)?cmake/hwaccel/hwaccelTargets\.cmake$' \
+               '^lib/(.*/)?cmake/hwaccel/hwaccelTargets-[a-z]+\.cmake$'; do
     grep -Eq "$pattern" "$tmp/files" || { echo "FAIL: nothing installed matches $pattern"; fail=1; }
 done
-[ "$(wc -l <"$tmp/files")" = 3 ] || { echo "FAIL: the dev component installs more than its 3 files"; fail=1; }
+[ "$(wc -l <"$tmp/files")" = 7 ] || { echo "FAIL: the dev component installs more than its 7 files"; fail=1; }
 [ $fail = 0 ] || exit 1
 
 pc=$(dirname "$(find "$tmp/prefix" -name hwaccel.pc)")
