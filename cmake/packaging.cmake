@@ -5,11 +5,13 @@
 #     ossl-modules directory that `openssl version -m` names),
 #     hwaccel-engines into /usr/bin, the example config and the docs under
 #     /usr/share/doc/hwaccel;
-#   hwaccel-dev (component dev): libhwaccel.a, hwaccel/hwaccel_provider.h and
-#     hwaccel.pc, for linking the provider into a program (README). Only
-#     those who build such programs want a static library and a header in
-#     /usr/lib and /usr/include, and the module's users need neither, so
-#     they are not in hwaccel (Debian keeps them in -dev packages too).
+#   hwaccel-dev (component dev): libhwaccel.a, hwaccel/hwaccel_provider.h,
+#     hwaccel.pc and the CMake package (<libdir>/cmake/hwaccel,
+#     cmake/cmake_package.cmake), for linking the provider into a program
+#     (README). Only those who build such programs want a static library
+#     and a header in /usr/lib and /usr/include, and the module's users
+#     need neither, so they are not in hwaccel (Debian keeps them in -dev
+#     packages too).
 # The module links no
 # libcrypto (docs/DESIGN.md) and loads into any OpenSSL from 3.0 to 4.0, all
 # of which Debian builds with the same multiarch ossl-modules directory: it
@@ -50,9 +52,12 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # CPack puts the summary above (shared by both packages) first.
 set(CPACK_DEBIAN_DEV_DESCRIPTION "The provider as a static library, for programs that link it
 into themselves and register hwaccel_provider_init with OSSL_PROVIDER_add_builtin
-instead of loading hwaccel.so: libhwaccel.a, hwaccel/hwaccel_provider.h, hwaccel.pc.")
-# The header includes <openssl/core.h>, hwaccel.pc requires libcrypto, and
-# its Libs name -lstdc++ (libstdc++.so, from the compiler's -dev package).
+instead of loading hwaccel.so: libhwaccel.a, hwaccel/hwaccel_provider.h, hwaccel.pc,
+and a CMake package (find_package(hwaccel), target hwaccel::hwaccel).")
+# The header includes <openssl/core.h>, hwaccel.pc requires libcrypto (the
+# CMake package OpenSSL::Crypto), and both name -lstdc++ (libstdc++.so, from
+# the compiler's -dev package). No cmake dependency: like Debian's other -dev
+# packages, the CMake files are there for whoever builds with CMake.
 # The building compiler's own libstdc++ -dev package first (Debian policy: a
 # real package before a virtual one), e.g. libstdc++-12-dev on Debian 12.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

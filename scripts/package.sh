@@ -2,7 +2,7 @@
 # Builds the Debian packages (CPack, cmake/packaging.cmake) from a Release
 # build against the system's OpenSSL, and prints their paths, one a line:
 # hwaccel (the module, hwaccel-engines, docs), then hwaccel-dev (libhwaccel.a,
-# its header, hwaccel.pc).
+# its header, hwaccel.pc, the CMake package).
 #
 #   scripts/package.sh [BUILD_DIR]           # default: build/
 #   sudo apt-get install ./hwaccel_*.deb     # what a user then runs
@@ -14,9 +14,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/build}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
-# Prefix /usr, as the package installs (CPack's /usr): libhwaccel.a and
-# hwaccel.pc then go to the multiarch libdir (GNUInstallDirs), as in Debian's
-# own -dev packages.
+# Prefix /usr, as the package installs (CPack's /usr): libhwaccel.a,
+# hwaccel.pc and cmake/hwaccel/ then go to the multiarch libdir
+# (GNUInstallDirs), as in Debian's own -dev packages.
 # The build tree's own prefix is put back afterwards, so a later `cmake
 # --install` of it goes where it went before (not into the package's paths).
 old_prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null || true)

@@ -3,8 +3,10 @@
 # the provider found by name alone (no -provider-path: the module is in the
 # directory `openssl version -m` names), a digest served by it; with
 # hwaccel-dev, test/static/static_link_test.c compiled by the C compiler with
-# what `pkg-config --cflags --libs hwaccel` says and run; then
-# `apt-get remove` and nothing of either left on the system.
+# what `pkg-config --cflags --libs hwaccel` says and run, and built again by
+# the C-only CMake project test/static/cmake_consumer (find_package(hwaccel)
+# from the system's paths alone) and run; then `apt-get remove` and nothing of
+# either left on the system.
 #
 # usage: test/package/package_test.sh DEB [DEV_DEB]   (as root, or with sudo)
 #        (scripts/package.sh prints both paths)
@@ -17,7 +19,8 @@ set -u
 deb=$(cd "$(dirname "${1:?usage: package_test.sh DEB [DEV_DEB]}")" && pwd)/$(basename "$1")
 dev=
 [ $# -ge 2 ] && dev=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
-source_c=$(cd "$(dirname "$0")/../static" && pwd)/static_link_test.c
+static_dir=$(cd "$(dirname "$0")/../static" && pwd)
+source_c=$static_dir/static_link_test.c
 sudo=
 [ "$(id -u)" -ne 0 ] && sudo=sudo
 apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300)
@@ -50,8 +53,9 @@ for f in "$modules/hwaccel.so" /usr/bin/hwaccel-engines /usr/share/doc/hwaccel/o
          /usr/share/doc/hwaccel/README.md /usr/share/doc/hwaccel/docs/DESIGN.md; do
     grep -qx "$f" "$work/files" || bad "the package lacks $f"
 done
-# The static library, its header and hwaccel.pc are hwaccel-dev's alone.
-grep -E '/libhwaccel\.a$|^/usr/include/|/pkgconfig/' "$work/files" | sed 's/^/  /' | grep . &&
+# The static library, its header, hwaccel.pc and the CMake package are
+# hwaccel-dev's alone.
+grep -E '/libhwaccel\.a$|^/usr/include/|/pkgconfig/|/cmake/' "$work/files" | sed 's/^/  /' | grep . &&
     bad "the hwaccel package holds hwaccel-dev's files (above)"
 multiarch=$(dirname "$modules")  # /usr/lib/<triplet>, where libcrypto is
 if [ -n "$dev" ]; then
@@ -59,10 +63,13 @@ if [ -n "$dev" ]; then
     dpkg-deb --field "$dev" Package Version Architecture Depends
     dpkg-deb --field "$dev" Depends | grep -q 'libssl-dev' || bad "hwaccel-dev does not depend on libssl-dev"
     dpkg-deb --contents "$dev" | awk '{print $NF}' | grep -v '/$' | sed 's|^\./|/|' >"$work/dev-files"
-    for f in "$header" "$multiarch/libhwaccel.a" "$multiarch/pkgconfig/hwaccel.pc"; do
+    cmakedir=$multiarch/cmake/hwaccel  # where find_package looks (lib/<arch>/cmake/<name>)
+    for f in "$header" "$multiarch/libhwaccel.a" "$multiarch/pkgconfig/hwaccel.pc" \
+             "$cmakedir/hwaccelConfig.cmake" "$cmakedir/hwaccelConfigVersion.cmake" \
+             "$cmakedir/hwaccelTargets.cmake" "$cmakedir/hwaccelTargets-release.cmake"; do
         grep -qx "$f" "$work/dev-files" || bad "hwaccel-dev lacks $f"
     done
-    [ "$(wc -l <"$work/dev-files")" = 3 ] || bad "hwaccel-dev holds more than its 3 files"
+    [ "$(wc -l <"$work/dev-files")" = 7 ] || bad "hwaccel-dev holds more than its 7 files"
     cat "$work/dev-files" >>"$work/files"
 fi
 
@@ -94,6 +101,22 @@ if [ -n "$dev" ]; then
     else
         bad "a C program does not link with the installed libhwaccel.a"
     fi
+    echo "== hwaccel-dev: the same program from a C-only CMake project, find_package(hwaccel)"
+    version=$(dpkg-deb --field "$dev" Version)
+    if ! command -v cmake >/dev/null; then
+        bad "no cmake to build test/static/cmake_consumer with"
+    elif cmake -S "$static_dir/cmake_consumer" -B "$work/cmake-app" -DCMAKE_BUILD_TYPE=Release \
+            -DHWACCEL_VERSION="${version%%-*}" -DHWACCEL_TEST_SOURCE="$source_c" \
+            >"$work/cmake.log" 2>&1 &&
+         cmake --build "$work/cmake-app" >>"$work/cmake.log" 2>&1; then
+        grep -E 'hwaccel .* from' "$work/cmake.log"
+        grep -q "hwaccel .* from $cmakedir\$" "$work/cmake.log" ||
+            bad "find_package(hwaccel) did not take $cmakedir"
+        "$work/cmake-app/static_link_test" || bad "the program built by CMake failed"
+    else
+        cat "$work/cmake.log" >&2
+        bad "the CMake project does not build against the installed hwaccel-dev"
+    fi
 fi
 
 packages=(hwaccel)
@@ -111,8 +134,9 @@ while read -r f; do
 done <"$work/files"
 [ -e /usr/share/doc/hwaccel ] && { bad "left behind: /usr/share/doc/hwaccel/"; left=1; }
 [ -e /usr/include/hwaccel ] && { bad "left behind: /usr/include/hwaccel/"; left=1; }
+[ -e "$multiarch/cmake/hwaccel" ] && { bad "left behind: $multiarch/cmake/hwaccel/"; left=1; }
 [ "$left" = 0 ] && echo "nothing left: none of the packages' $(wc -l <"$work/files") files," \
-    "no /usr/share/doc/hwaccel, no /usr/include/hwaccel"
+    "no /usr/share/doc/hwaccel, no /usr/include/hwaccel, no $multiarch/cmake/hwaccel"
 if openssl list -providers -provider hwaccel >/dev/null 2>&1; then
     bad "openssl still loads a provider named hwaccel after remove"
 fi
