@@ -94,20 +94,10 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
     "vaesenclast %%xmm14, %%xmm1, %%xmm1\n\t" \
     "vinserti128 $1, %%xmm1, %%ymm0, %%ymm0\n\t"
 
-// One round of one group: slot A ^= F(slot B ^ slot C ^ rk ^ N), N the
-// group's newest word (the slot the group's previous round wrote), kept in a
-// register so that the chain from one round to the next never goes through
-// memory (a store-to-load round trip on it measured about a third slower
-// per group and round). Slots B and C were written two and three
-// rounds back: their loads are off the chain. The new word goes to slot A
-// and to N. 25 ops; the chain is xor, AESENCLAST, split, look-up, two xors,
-// shuffle, two xors: about half of the 4 groups' port work per round, so
-// the chains overlap.
-#define HWACCEL_SM4_ROUND(AES, RK, N, A, B, C)  \
-    "vmovdqa " B "(%[st]), %%ymm0\n\t"          \
-    "vpxor " C "(%[st]), %%ymm0, %%ymm0\n\t"    \
-    "vpxor %%" RK ", %%ymm0, %%ymm0\n\t"        \
-    "vpxor %%" N ", %%ymm0, %%ymm0\n\t"         \
+// The S-box and L of one round, shared by both kernels: t in ymm0 in; out
+// ymm2 = L's first term, ymm1, ymm3 and ymm0 the other three (ymm0-3
+// clobbered; the AES form of the S-box in ymm10-15, kKernel at %[c]).
+#define HWACCEL_SM4_ROUND_F(AES)                \
     AES                                         \
     "vpsrlw $4, %%ymm0, %%ymm1\n\t"             \
     "vpand %%ymm15, %%ymm0, %%ymm0\n\t"         \
@@ -122,7 +112,23 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
     "vpshufb 32(%[c]), %%ymm1, %%ymm1\n\t"      \
     "vpshufb 0(%[c]), %%ymm2, %%ymm2\n\t"       \
     "vpshufb 64(%[c]), %%ymm0, %%ymm3\n\t"      \
-    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"      \
+    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"
+
+// One round of one group: slot A ^= F(slot B ^ slot C ^ rk ^ N), N the
+// group's newest word (the slot the group's previous round wrote), kept in a
+// register so that the chain from one round to the next never goes through
+// memory (a store-to-load round trip on it measured about a third slower
+// per group and round). Slots B and C were written two and three
+// rounds back: their loads are off the chain. The new word goes to slot A
+// and to N. 25 ops; the chain is xor, AESENCLAST, split, look-up, two xors,
+// shuffle, two xors: about half of the 4 groups' port work per round, so
+// the chains overlap.
+#define HWACCEL_SM4_ROUND(AES, RK, N, A, B, C)  \
+    "vmovdqa " B "(%[st]), %%ymm0\n\t"          \
+    "vpxor " C "(%[st]), %%ymm0, %%ymm0\n\t"    \
+    "vpxor %%" RK ", %%ymm0, %%ymm0\n\t"        \
+    "vpxor %%" N ", %%ymm0, %%ymm0\n\t"         \
+    HWACCEL_SM4_ROUND_F(AES)                    \
     "vpxor " A "(%[st]), %%ymm2, %%ymm2\n\t"    \
     "vpxor %%ymm3, %%ymm0, %%ymm0\n\t"          \
     "vpxor %%ymm0, %%ymm2, %%ymm2\n\t"          \
@@ -211,21 +217,7 @@ HWACCEL_SM4_INLINE void kernel(uint8_t* st, const uint32_t* rkm) {
     "vpxor " C ", " B ", %%ymm0\n\t"               \
     "vpxor %%" RK ", %%ymm0, %%ymm0\n\t"           \
     "vpxor " N ", %%ymm0, %%ymm0\n\t"              \
-    AES                                            \
-    "vpsrlw $4, %%ymm0, %%ymm1\n\t"                \
-    "vpand %%ymm15, %%ymm0, %%ymm0\n\t"            \
-    "vpand %%ymm15, %%ymm1, %%ymm1\n\t"            \
-    "vpshufb %%ymm0, %%ymm13, %%ymm2\n\t"          \
-    "vpshufb %%ymm0, %%ymm11, %%ymm0\n\t"          \
-    "vpshufb %%ymm1, %%ymm12, %%ymm3\n\t"          \
-    "vpshufb %%ymm1, %%ymm10, %%ymm1\n\t"          \
-    "vpxor %%ymm3, %%ymm2, %%ymm2\n\t"             \
-    "vpxor %%ymm1, %%ymm0, %%ymm0\n\t"             \
-    "vpxor %%ymm0, %%ymm2, %%ymm1\n\t"             \
-    "vpshufb 32(%[c]), %%ymm1, %%ymm1\n\t"         \
-    "vpshufb 0(%[c]), %%ymm2, %%ymm2\n\t"          \
-    "vpshufb 64(%[c]), %%ymm0, %%ymm3\n\t"         \
-    "vpshufb 96(%[c]), %%ymm0, %%ymm0\n\t"         \
+    HWACCEL_SM4_ROUND_F(AES)                       \
     "vpxor " A ", %%ymm2, %%ymm2\n\t"              \
     "vpxor %%ymm3, %%ymm0, %%ymm0\n\t"             \
     "vpxor %%ymm0, %%ymm2, %%ymm2\n\t"             \
