@@ -94,6 +94,16 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
     "vaesenclast %%xmm14, %%xmm1, %%xmm1\n\t" \
     "vinserti128 $1, %%xmm1, %%ymm0, %%ymm0\n\t"
 
+// The S-box's AES form and the nibble mask into ymm10-15 (kKernel at %[c]),
+// the start of both kernels' assembly.
+#define HWACCEL_SM4_LOAD_TABLES                  \
+    "vbroadcasti128 128(%[c]), %%ymm13\n\t"       \
+    "vbroadcasti128 144(%[c]), %%ymm12\n\t"       \
+    "vbroadcasti128 160(%[c]), %%ymm11\n\t"       \
+    "vbroadcasti128 176(%[c]), %%ymm10\n\t"       \
+    "vbroadcasti128 192(%[c]), %%ymm15\n\t"       \
+    "vbroadcasti128 208(%[c]), %%ymm14\n\t"
+
 // The S-box and L of one round, shared by both kernels: t in ymm0 in; out
 // ymm2 = L's first term, ymm1, ymm3 and ymm0 the other three (ymm0-3
 // clobbered; the AES form of the S-box in ymm10-15, kKernel at %[c]).
@@ -151,12 +161,7 @@ static_assert(offsetof(KernelConsts, u0l) == 128 && offsetof(KernelConsts, key) 
 
 #define HWACCEL_SM4_KERNEL(LOADN, ROUND0, ROUND1, ROUND2, ROUND3)          \
     __asm__ volatile(                                                    \
-        "vbroadcasti128 128(%[c]), %%ymm13\n\t"                          \
-        "vbroadcasti128 144(%[c]), %%ymm12\n\t"                          \
-        "vbroadcasti128 160(%[c]), %%ymm11\n\t"                          \
-        "vbroadcasti128 176(%[c]), %%ymm10\n\t"                          \
-        "vbroadcasti128 192(%[c]), %%ymm15\n\t"                          \
-        "vbroadcasti128 208(%[c]), %%ymm14\n\t"                          \
+        HWACCEL_SM4_LOAD_TABLES                                          \
         LOADN                                                            \
         "1:\n\t"                                                         \
         "vpbroadcastd 0(%[rk]), %%ymm9\n\t"                              \
@@ -228,12 +233,7 @@ HWACCEL_SM4_INLINE void kernel(uint8_t* st, const uint32_t* rkm) {
 // XTS at 16 KiB ran 1-1.5% slower (Zen 5).
 #define HWACCEL_SM4_REG_KERNEL(AES)                                                             \
     __asm__ volatile(                                                                           \
-        "vbroadcasti128 128(%[c]), %%ymm13\n\t"                                                 \
-        "vbroadcasti128 144(%[c]), %%ymm12\n\t"                                                 \
-        "vbroadcasti128 160(%[c]), %%ymm11\n\t"                                                 \
-        "vbroadcasti128 176(%[c]), %%ymm10\n\t"                                                 \
-        "vbroadcasti128 192(%[c]), %%ymm15\n\t"                                                 \
-        "vbroadcasti128 208(%[c]), %%ymm14\n\t"                                                 \
+        HWACCEL_SM4_LOAD_TABLES                                                                 \
         "1:\n\t"                                                                                \
         "vpbroadcastd 0(%[rk]), %%ymm9\n\t"                                                     \
         "vpbroadcastd 4(%[rk]), %%ymm8\n\t"                                                     \
