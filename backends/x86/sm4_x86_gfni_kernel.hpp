@@ -76,7 +76,7 @@ struct GfniAvx2Kernel : GfniKernelCommon<gfni::crypt_block> {
     static constexpr int kMaxGroups = 4;
     // The rounds run in assembly (sm4_x86_gfni_ymm_asm.hpp), which keeps
     // round keys and state out of the compiler's hands: nothing to wipe in
-    // an optimised build. -O0 and ASan builds spill what they hold around
+    // an optimised build. -O0 and sanitizer builds spill what they hold around
     // it; there the former wipe stays (the intrinsics kernel's mode frames
     // were up to 1864 bytes, GCC 12 xts_body).
     static constexpr size_t kStackBurn = wipe_bytes_if_instrumented(2048);

@@ -275,7 +275,7 @@ struct AesKernel {
     static constexpr int kMaxGroups = 4;  // what the assembly kernel takes
     // No round key reaches the stack in an optimised build: both kernels
     // broadcast them inside their assembly, and the array of them (Keys)
-    // wipes itself. -O0 and ASan builds spill what Release keeps in
+    // wipes itself. -O0 and sanitizer builds spill what Release keeps in
     // registers; there the wipe stays, sized as before the one-group kernel
     // (the mode functions' frames are at most 1512 bytes in Release, GCC 12
     // xts_body, plus saved registers, alignment and the kernels').

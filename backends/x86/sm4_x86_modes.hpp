@@ -487,7 +487,7 @@ struct BulkModes {
 // state words and round keys into the mode function's frame, out of reach
 // of K::wipe. The x86 kernels leave neither there (assembly, or gfni-avx512's
 // intrinsics batches that do not spill); the AESENCLAST and gfni-avx2
-// kernels burn only in -O0 and ASan builds, whose frames spill what Release
+// kernels burn only in -O0 and sanitizer builds, whose frames spill what Release
 // keeps in registers. One block goes to the one-block path, which wipes its
 // own.
 template <class K>

@@ -276,6 +276,23 @@ void check(const std::vector<Tally>& tallies) {
     }
 }
 
+// kThreads threads released together from a start line, thread i running
+// body(i, its tally); then every tally checked.
+template <typename Body>
+void run_together(Body body) {
+    StartLine start(kThreads);
+    std::vector<Tally> tallies(kThreads);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i)
+        threads.emplace_back([&, i] {
+            start.arrive_and_wait();
+            body(i, tallies[i]);
+        });
+    start.open_when_all_ready();
+    for (auto& th : threads) th.join();
+    check(tallies);
+}
+
 }  // namespace
 
 TEST_CASE("8 threads' first calls collide: loads in a shared and in own library contexts",
@@ -283,26 +300,17 @@ TEST_CASE("8 threads' first calls collide: loads in a shared and in own library 
     const Expected want = expected_from_default();
     OSSL_LIB_CTX* shared = new_libctx();
     REQUIRE(shared != nullptr);
-    StartLine start(kThreads);
-    std::vector<Tally> tallies(kThreads);
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i)
-        threads.emplace_back([&, i] {
-            Tally& t = tallies[i];
-            const bool own = i % 2 == 1;
-            start.arrive_and_wait();
-            OSSL_LIB_CTX* ctx = own ? new_libctx() : shared;
-            OSSL_PROVIDER* prov = ctx ? OSSL_PROVIDER_load(ctx, "hwaccel") : nullptr;
-            if (!is_hwaccel(prov)) t.fail("loading hwaccel failed");
-            else
-                for (int round = 0; round < 10; ++round) exercise(ctx, want, t);
-            if (prov) OSSL_PROVIDER_unload(prov);
-            if (own) OSSL_LIB_CTX_free(ctx);
-        });
-    start.open_when_all_ready();
-    for (auto& th : threads) th.join();
+    run_together([&](int i, Tally& t) {
+        const bool own = i % 2 == 1;
+        OSSL_LIB_CTX* ctx = own ? new_libctx() : shared;
+        OSSL_PROVIDER* prov = ctx ? OSSL_PROVIDER_load(ctx, "hwaccel") : nullptr;
+        if (!is_hwaccel(prov)) t.fail("loading hwaccel failed");
+        else
+            for (int round = 0; round < 10; ++round) exercise(ctx, want, t);
+        if (prov) OSSL_PROVIDER_unload(prov);
+        if (own) OSSL_LIB_CTX_free(ctx);
+    });
     OSSL_LIB_CTX_free(shared);
-    check(tallies);
 }
 
 TEST_CASE("hwaccel loads and unloads while other threads use it", "[reload]") {
@@ -313,38 +321,29 @@ TEST_CASE("hwaccel loads and unloads while other threads use it", "[reload]") {
     // keeps one activated instance while the others come and go.
     OSSL_PROVIDER* held = OSSL_PROVIDER_load(shared, "hwaccel");
     REQUIRE(is_hwaccel(held));
-    StartLine start(kThreads);
-    std::vector<Tally> tallies(kThreads);
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i)
-        threads.emplace_back([&, i] {
-            Tally& t = tallies[i];
-            start.arrive_and_wait();
-            for (int round = 0; round < 10; ++round) {
-                if (i < 4) {
-                    // Users of the shared instance, fetching anew each round.
-                    exercise(shared, want, t);
-                } else if (i < 6) {
-                    // Another reference to the shared instance, taken and dropped.
-                    OSSL_PROVIDER* p = OSSL_PROVIDER_load(shared, "hwaccel");
-                    if (!is_hwaccel(p)) t.fail("loading hwaccel again failed");
-                    else exercise(shared, want, t);
-                    if (p) OSSL_PROVIDER_unload(p);
-                } else {
-                    // A whole instance of its own: init and teardown while
-                    // the shared one serves.
-                    OSSL_LIB_CTX* own = new_libctx();
-                    OSSL_PROVIDER* p = own ? OSSL_PROVIDER_load(own, "hwaccel") : nullptr;
-                    if (!is_hwaccel(p)) t.fail("loading hwaccel in an own context failed");
-                    else exercise(own, want, t);
-                    if (p) OSSL_PROVIDER_unload(p);
-                    OSSL_LIB_CTX_free(own);
-                }
+    run_together([&](int i, Tally& t) {
+        for (int round = 0; round < 10; ++round) {
+            if (i < 4) {
+                // Users of the shared instance, fetching anew each round.
+                exercise(shared, want, t);
+            } else if (i < 6) {
+                // Another reference to the shared instance, taken and dropped.
+                OSSL_PROVIDER* p = OSSL_PROVIDER_load(shared, "hwaccel");
+                if (!is_hwaccel(p)) t.fail("loading hwaccel again failed");
+                else exercise(shared, want, t);
+                if (p) OSSL_PROVIDER_unload(p);
+            } else {
+                // A whole instance of its own: init and teardown while
+                // the shared one serves.
+                OSSL_LIB_CTX* own = new_libctx();
+                OSSL_PROVIDER* p = own ? OSSL_PROVIDER_load(own, "hwaccel") : nullptr;
+                if (!is_hwaccel(p)) t.fail("loading hwaccel in an own context failed");
+                else exercise(own, want, t);
+                if (p) OSSL_PROVIDER_unload(p);
+                OSSL_LIB_CTX_free(own);
             }
-        });
-    start.open_when_all_ready();
-    for (auto& th : threads) th.join();
+        }
+    });
     OSSL_PROVIDER_unload(held);
     OSSL_LIB_CTX_free(shared);
-    check(tallies);
 }
