@@ -17,6 +17,7 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/engines.hpp"
 #include "hwaccel/sm4_key_schedule.hpp"
+#include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
 #pragma GCC push_options
@@ -268,29 +269,35 @@ HWACCEL_SM4_INLINE SerialKeys serial_dec(const Sm4Key* key) { return SerialKeys(
 // Y[0..3] are wherever GCC puts them (xmm0, xmm3-xmm6 are what the clobbers
 // leave); tables in xmm10-xmm13, AESENCLAST key in xmm14, nibble mask in
 // xmm15, rotation masks in memory.
-#define HWACCEL_SM4_SROUND(Y0, Y2, Y3, K)              \
-    "vaesenclast %%xmm14, %[t], %[t]\n\t"              \
-    "vmovddup " K "(%[k]), %%xmm7\n\t"                 \
-    "vpxor " Y2 ", %%xmm7, %%xmm7\n\t"                 \
-    "vpxor " Y3 ", %%xmm7, %%xmm7\n\t"                 \
-    "vpxor " Y0 ", %%xmm7, %%xmm8\n\t"                 \
-    "vpsrlw $4, %[t], %%xmm2\n\t"                      \
-    "vpand %%xmm15, %[t], %%xmm1\n\t"                  \
-    "vpshufb %%xmm1, %%xmm11, %[t]\n\t"                \
-    "vpshufb %%xmm2, %%xmm10, %%xmm9\n\t"              \
-    "vpshufb %%xmm1, %%xmm13, %%xmm1\n\t"              \
-    "vpshufb %%xmm2, %%xmm12, %%xmm2\n\t"              \
-    "vpxor %%xmm9, %[t], %[t]\n\t"                     \
-    "vpxor %%xmm2, %%xmm1, %%xmm1\n\t"                 \
-    "vpshufb 16(%[c]), %[t], %%xmm2\n\t"               \
-    "vpshufb 32(%[c]), %[t], %%xmm9\n\t"               \
-    "vpxor %%xmm1, %[t], %[t]\n\t"                     \
-    "vpxor %%xmm1, %%xmm8, %%xmm8\n\t"                 \
-    "vpxor %%xmm9, %%xmm2, %%xmm2\n\t"                 \
-    "vpshufb 0(%[c]), %[t], %[t]\n\t"                  \
-    "vpxor %%xmm2, %%xmm8, %%xmm8\n\t"                 \
-    "vpxor %%xmm8, %[t], %[t]\n\t"                     \
-    "vpxor %[t], %%xmm7, " Y0 "\n\t"
+// The round is written once for both register widths: V is "x" (one block,
+// xmm) or "y" (two blocks, one per 128-bit lane: ccm_two_lanes below), KLOAD
+// the instruction that puts an 8-byte key into every 64-bit half (vmovddup
+// or vpbroadcastq), R1..R3 the offsets of the rotation masks (16 or 32
+// bytes each).
+#define HWACCEL_SM4_SROUND_V(V, KLOAD, R1, R2, R3, Y0, Y2, Y3, K) \
+    "vaesenclast %%" V "mm14, %[t], %[t]\n\t"              \
+    KLOAD " " K "(%[k]), %%" V "mm7\n\t"                   \
+    "vpxor " Y2 ", %%" V "mm7, %%" V "mm7\n\t"             \
+    "vpxor " Y3 ", %%" V "mm7, %%" V "mm7\n\t"             \
+    "vpxor " Y0 ", %%" V "mm7, %%" V "mm8\n\t"             \
+    "vpsrlw $4, %[t], %%" V "mm2\n\t"                      \
+    "vpand %%" V "mm15, %[t], %%" V "mm1\n\t"              \
+    "vpshufb %%" V "mm1, %%" V "mm11, %[t]\n\t"            \
+    "vpshufb %%" V "mm2, %%" V "mm10, %%" V "mm9\n\t"      \
+    "vpshufb %%" V "mm1, %%" V "mm13, %%" V "mm1\n\t"      \
+    "vpshufb %%" V "mm2, %%" V "mm12, %%" V "mm2\n\t"      \
+    "vpxor %%" V "mm9, %[t], %[t]\n\t"                     \
+    "vpxor %%" V "mm2, %%" V "mm1, %%" V "mm1\n\t"         \
+    "vpshufb " R2 "(%[c]), %[t], %%" V "mm2\n\t"           \
+    "vpshufb " R3 "(%[c]), %[t], %%" V "mm9\n\t"           \
+    "vpxor %%" V "mm1, %[t], %[t]\n\t"                     \
+    "vpxor %%" V "mm1, %%" V "mm8, %%" V "mm8\n\t"         \
+    "vpxor %%" V "mm9, %%" V "mm2, %%" V "mm2\n\t"         \
+    "vpshufb " R1 "(%[c]), %[t], %[t]\n\t"                 \
+    "vpxor %%" V "mm2, %%" V "mm8, %%" V "mm8\n\t"         \
+    "vpxor %%" V "mm8, %[t], %[t]\n\t"                     \
+    "vpxor %[t], %%" V "mm7, " Y0 "\n\t"
+#define HWACCEL_SM4_SROUND(Y0, Y2, Y3, K) HWACCEL_SM4_SROUND_V("x", "vmovddup", "0", "16", "32", Y0, Y2, Y3, K)
 
 struct SerialConsts {
     Table16 r1, r2, r3;                          // 0, 16, 32
@@ -397,6 +404,120 @@ void serial_chain(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, 
     storeu128(iv, gather_plain(c));
 }
 
+// --- two blocks, one per 128-bit lane (VAES) ----------------------------------------
+//
+// VAESENCLAST and VPSHUFB on ymm registers work on each 128-bit lane alone,
+// so the one-block round on ymm carries two independent blocks at the
+// latency of one: CCM's CBC-MAC chain in the low lane and a CTR block in the
+// high one, so that the keystream costs nothing beside the MAC (as the GFNI
+// path's ccm_lanes does with 32-bit lanes). VAES only: just the vaes-avx2
+// engine's table points at it.
+struct SerialConsts2 {
+    Table16 r1[2], r2[2], r3[2];  // 0, 32, 64: kSerial's rotation masks for both lanes
+};
+constexpr SerialConsts2 kSerial2 = {{kR1, kR1}, {kR2, kR2}, {kR3, kR3}};
+
+struct SerialWords2 {
+    __m256i w[4];
+};
+HWACCEL_SM4_INLINE SerialWords2 two_lanes(const SerialWords& low, const SerialWords& high) {
+    SerialWords2 r;
+    for (int j = 0; j < 4; ++j) r.w[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(low.w[j]), high.w[j], 1);
+    return r;
+}
+HWACCEL_SM4_INLINE SerialWords low_lane(const SerialWords2& v) {
+    return {{_mm256_castsi256_si128(v.w[0]), _mm256_castsi256_si128(v.w[1]), _mm256_castsi256_si128(v.w[2]),
+             _mm256_castsi256_si128(v.w[3])}};
+}
+HWACCEL_SM4_INLINE SerialWords high_lane(const SerialWords2& v) {
+    return {{_mm256_extracti128_si256(v.w[0], 1), _mm256_extracti128_si256(v.w[1], 1),
+             _mm256_extracti128_si256(v.w[2], 1), _mm256_extracti128_si256(v.w[3], 1)}};
+}
+
+#define HWACCEL_SM4_SROUND2(Y0, Y2, Y3, K) \
+    HWACCEL_SM4_SROUND_V("y", "vpbroadcastq", "0", "32", "64", Y0, Y2, Y3, K)
+
+// serial_rounds on both lanes.
+HWACCEL_SM4_INLINE SerialWords2 serial_rounds2(const SerialKeys& ks, const SerialWords2& x) {
+    __m256i y0 = x.w[0], y1 = x.w[1], y2 = x.w[2], y3 = x.w[3];
+    __m256i t;
+    const uint8_t* k = ks.data();
+    size_t n = 4;
+    // The first input, round key 0 included, inside the assembly: computed
+    // outside, GCC hoisted the key out of ccm_chain's loop and spilled it.
+    __asm__ volatile(
+        "vpbroadcastq 0(%[k]), %[t]\n\t"
+        "vpxor %[y1], %[t], %[t]\n\t"
+        "vpxor %[y2], %[t], %[t]\n\t"
+        "vpxor %[y3], %[t], %[t]\n\t"
+        "vbroadcasti128 48(%[s]), %%ymm13\n\t"
+        "vbroadcasti128 64(%[s]), %%ymm12\n\t"
+        "vbroadcasti128 80(%[s]), %%ymm11\n\t"
+        "vbroadcasti128 96(%[s]), %%ymm10\n\t"
+        "vbroadcasti128 112(%[s]), %%ymm15\n\t"
+        "vbroadcasti128 128(%[s]), %%ymm14\n\t"
+        "1:\n\t"
+        HWACCEL_SM4_SROUND2("%[y0]", "%[y2]", "%[y3]", "8")
+        HWACCEL_SM4_SROUND2("%[y1]", "%[y3]", "%[y0]", "32")
+        HWACCEL_SM4_SROUND2("%[y2]", "%[y0]", "%[y1]", "40")
+        HWACCEL_SM4_SROUND2("%[y3]", "%[y1]", "%[y2]", "16")
+        HWACCEL_SM4_SROUND2("%[y0]", "%[y2]", "%[y3]", "24")
+        HWACCEL_SM4_SROUND2("%[y1]", "%[y3]", "%[y0]", "48")
+        HWACCEL_SM4_SROUND2("%[y2]", "%[y0]", "%[y1]", "56")
+        HWACCEL_SM4_SROUND2("%[y3]", "%[y1]", "%[y2]", "64")
+        "add $64, %[k]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [t] "=&x"(t), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3), [k] "+r"(k),
+          [n] "+r"(n)
+        : [c] "r"(&kSerial2), [s] "r"(&kSerial)
+        : "cc", "memory", "xmm1", "xmm2", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+          "xmm13", "xmm14", "xmm15");
+    return {{y3, y2, y1, y0}};
+}
+
+// CCM's body (Sm4Engine::ccm): MAC and keystream block i in one pass of the
+// rounds. Encryption MACs plaintext i beside keystream i; decryption needs
+// keystream i before plaintext i, so its MAC runs one block behind: a first
+// pass makes keystream 0 alone, and the last pass MACs alone. The
+// plaintext enters the MAC in the domain (decryption: ciphertext words plus
+// the keystream's words from the high lane), not through memory, to keep
+// the chain short.
+constexpr size_t kCcmChainFrame = 512;  // bytes below the entry point's frame: ccm_chain's, red zone included
+[[gnu::noinline]] void ccm_chain(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in,
+                                 size_t n, uint8_t counter[16], uint8_t mac[16]) {
+    const SerialKeys ks = serial_enc(key);
+    Counter128 ctr{load_be64(counter), load_be64(counter + 8)};
+    SerialWords m = spread_plain(loadu128(mac));  // the MAC's chaining value
+    if (direction == Sm4Direction::kEncrypt) {
+        for (size_t i = 0; i < n; ++i) {
+            const __m128i p = loadu128(in + 16 * i);
+            const SerialWords2 r =
+                serial_rounds2(ks, two_lanes(xor_words(m, spread_plain(p)), spread_plain(ctr.next())));
+            m = low_lane(r);
+            storeu128(out + 16 * i, _mm_xor_si128(p, gather_plain(high_lane(r))));
+        }
+    } else {
+        SerialWords k = serial_rounds(ks, spread_plain(ctr.next()));  // keystream 0
+        for (size_t i = 0; i < n; ++i) {
+            const __m128i c = loadu128(in + 16 * i);
+            storeu128(out + 16 * i, _mm_xor_si128(c, gather_plain(k)));
+            // MAC ^ plaintext i = MAC ^ c_i ^ keystream i, in the domain.
+            const SerialWords x = xor_words(xor_words(m, k), spread_plain(c));
+            if (i + 1 < n) {
+                const SerialWords2 r = serial_rounds2(ks, two_lanes(x, spread_plain(ctr.next())));
+                m = low_lane(r);
+                k = high_lane(r);
+            } else {
+                m = serial_rounds(ks, x);
+            }
+        }
+    }
+    storeu128(mac, gather_plain(m));
+    store_be64(counter, ctr.hi);
+    store_be64(counter + 8, ctr.lo);
+}
+
 }  // namespace
 
 // Standard round keys (the portable engine's format). Constant time: the
@@ -454,6 +575,17 @@ void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, u
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kOfb>(key, out, in, n, iv);
     _mm256_zeroall();
+}
+
+void ccm_two_lanes(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
+                   uint8_t counter[16], uint8_t mac[16]) {
+    if (n == 0) return;
+    ccm_chain(key, direction, out, in, n, counter, mac);
+    _mm256_zeroall();
+    // ccm_chain's frame: with two lanes' words, counters and tables live
+    // beside the rounds' 11 clobbered registers, GCC spills (a round key
+    // among them: the residue test saw it 289 bytes down).
+    burn_stack(wipe_bytes(kCcmChainFrame));
 }
 
 }  // namespace hwaccel::x86::sm4x

@@ -155,18 +155,6 @@ HWACCEL_SM4_INLINE Words mac_xor_keystream(const Words& v) {
     for (int j = 0; j < 4; ++j) r.w[j] = _mm_xor_si128(v.w[j], _mm_shuffle_epi32(v.w[j], 0xAA));
     return r;
 }
-struct Counter128 {
-    uint64_t hi, lo;
-    // The current counter block (big-endian), then one up, mod 2^128.
-    HWACCEL_SM4_INLINE __m128i next() {
-        const __m128i b = _mm_set_epi64x(static_cast<long long>(__builtin_bswap64(lo)),
-                                         static_cast<long long>(__builtin_bswap64(hi)));
-        lo += 1;
-        hi += lo == 0;
-        return b;
-    }
-};
-
 template <class R>
 [[gnu::noinline]] void ccm_lanes(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in,
                                  size_t n, uint8_t counter[16], uint8_t mac[16]) {

@@ -30,6 +30,20 @@ HWACCEL_SM4_INLINE __m128i affine128(__m128i x, const Table16& lo, const Table16
     return _mm_xor_si128(_mm_shuffle_epi8(ld(lo), l), _mm_shuffle_epi8(ld(hi), h));
 }
 
+// A 128-bit big-endian counter (CCM's CTR blocks, sm4_x86_block.cpp and
+// sm4_x86_gfni_serial.hpp) held as two host integers.
+struct Counter128 {
+    uint64_t hi, lo;
+    // The current counter block (big-endian), then one up, mod 2^128.
+    HWACCEL_SM4_INLINE __m128i next() {
+        const __m128i b = _mm_set_epi64x(static_cast<long long>(__builtin_bswap64(lo)),
+                                         static_cast<long long>(__builtin_bswap64(hi)));
+        lo += 1;
+        hi += lo == 0;
+        return b;
+    }
+};
+
 HWACCEL_SM4_INLINE __m256i bc(const Table16& t) {
     return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t.b)));
 }
