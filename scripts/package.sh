@@ -16,7 +16,8 @@ dir=${1:-$top/build}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 # Prefix /usr, as the package installs (CPack's /usr): libhwaccel.a,
 # hwaccel.pc and cmake/hwaccel/ then go to the multiarch libdir
-# (GNUInstallDirs), as in Debian's own -dev packages.
+# (GNUInstallDirs), as in Debian's own -dev packages, and hwaccel.pc says
+# prefix=/usr, not its relocatable prefix (provider/CMakeLists.txt).
 # The build tree's own prefix is put back afterwards, so a later `cmake
 # --install` of it goes where it went before (not into the package's paths).
 old_prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null || true)

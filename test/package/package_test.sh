@@ -95,6 +95,10 @@ if [ -n "$dev" ]; then
     echo "== hwaccel-dev: a C program linked with libhwaccel.a through pkg-config"
     flags=$(pkg-config --cflags --libs hwaccel) || bad "pkg-config knows no hwaccel"
     echo "pkg-config --cflags --libs hwaccel: $flags"
+    # /usr/include and /usr/lib/<triplet> are pkg-config's system
+    # directories, left out: an -L of the latter, searched first, would
+    # override the libcrypto of an OpenSSL that PKG_CONFIG_PATH names.
+    grep -Eq -- '(^| )-[IL]' <<<"$flags" && bad "pkg-config gives -I or -L for system directories"
     # shellcheck disable=SC2086  # the flags are words
     if cc -std=c99 -Wall -Wextra -o "$work/static_link_test" "$source_c" $flags; then
         "$work/static_link_test" || bad "the program linked with the installed libhwaccel.a failed"
