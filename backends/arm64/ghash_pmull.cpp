@@ -156,17 +156,16 @@ void set_key_powers(GhashKey* key, const uint8_t h[16]) {
     key->engine_count = 1;
 }
 
-// H'^1..H'^n (n <= kPowers) in the table, the missing ones by repeated
-// multiplication (Montgomery keeps the single factor x). Depends on n and
-// the counts of earlier updates only, never on H.
+// H'^1..H'^n (n <= kPowers) in the table, the missing ones as products of
+// two lower ones (Montgomery keeps the single factor x), H'^k = H'^(k - b) *
+// H'^b with b the largest power of two below k, as the x86 CLMUL engines
+// do: log2(n) products deep, not n - 1. Depends on n and the counts of
+// earlier updates only, never on H.
 HWACCEL_PMULL_INLINE void ensure_powers(GhashKey* key, size_t n) {
-    size_t k = key->engine_count;
-    if (n <= k) return;
-    const uint64x2_t h1 = load_slot(key, 16 * (kPowers - 1));
-    uint64x2_t power = load_slot(key, 16 * (kPowers - k));
-    for (++k; k <= n; ++k) {
-        power = multiply(power, h1);
-        store_power(key, k, power);
+    if (n <= key->engine_count) return;
+    for (size_t k = key->engine_count + size_t{1}; k <= n; ++k) {  // k >= 2: set_key stored H'^1
+        const size_t b = size_t{1} << (63 - __builtin_clzll(k - 1));
+        store_power(key, k, multiply(load_slot(key, 16 * (kPowers - (k - b))), load_slot(key, 16 * (kPowers - b))));
     }
     key->engine_count = static_cast<uint8_t>(n);  // n <= kPowers = 8
 }
