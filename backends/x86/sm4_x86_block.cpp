@@ -299,6 +299,30 @@ HWACCEL_SM4_INLINE SerialKeys serial_dec(const Sm4Key* key) { return SerialKeys(
     "vpxor %[t], %%" V "mm7, " Y0 "\n\t"
 #define HWACCEL_SM4_SROUND(Y0, Y2, Y3, K) HWACCEL_SM4_SROUND_V("x", "vmovddup", "0", "16", "32", Y0, Y2, Y3, K)
 
+// The 32 rounds: the tables into registers (LOAD: vmovdqa, or
+// vbroadcasti128 for both lanes, from T), then 4 passes of 8 rounds, the
+// words' roles rotating (Y0 the oldest word, replaced) and the round keys
+// read at SerialKeys' places.
+#define HWACCEL_SM4_SERIAL_LOOP(LOAD, V, T, ROUND) \
+    LOAD " 48(" T "), %%" V "mm13\n\t"          \
+    LOAD " 64(" T "), %%" V "mm12\n\t"          \
+    LOAD " 80(" T "), %%" V "mm11\n\t"          \
+    LOAD " 96(" T "), %%" V "mm10\n\t"          \
+    LOAD " 112(" T "), %%" V "mm15\n\t"         \
+    LOAD " 128(" T "), %%" V "mm14\n\t"         \
+    "1:\n\t"                                     \
+    ROUND("%[y0]", "%[y2]", "%[y3]", "8")          \
+    ROUND("%[y1]", "%[y3]", "%[y0]", "32")         \
+    ROUND("%[y2]", "%[y0]", "%[y1]", "40")         \
+    ROUND("%[y3]", "%[y1]", "%[y2]", "16")         \
+    ROUND("%[y0]", "%[y2]", "%[y3]", "24")         \
+    ROUND("%[y1]", "%[y3]", "%[y0]", "48")         \
+    ROUND("%[y2]", "%[y0]", "%[y1]", "56")         \
+    ROUND("%[y3]", "%[y1]", "%[y2]", "64")         \
+    "add $64, %[k]\n\t"                          \
+    "dec %[n]\n\t"                               \
+    "jnz 1b\n\t"
+
 struct SerialConsts {
     Table16 r1, r2, r3;                          // 0, 16, 32
     Table16 u0l, u0h, u2l, u2h, m0f, key;        // 48 ...
@@ -339,24 +363,7 @@ HWACCEL_SM4_INLINE SerialWords serial_rounds(const SerialKeys& ks, const SerialW
     size_t n = 4;
     // Key 8j + r at 64 j + {0, 8, 32, 40, 16, 24, 48, 56}[r] (SerialKeys).
     __asm__ volatile(
-        "vmovdqa 48(%[c]), %%xmm13\n\t"
-        "vmovdqa 64(%[c]), %%xmm12\n\t"
-        "vmovdqa 80(%[c]), %%xmm11\n\t"
-        "vmovdqa 96(%[c]), %%xmm10\n\t"
-        "vmovdqa 112(%[c]), %%xmm15\n\t"
-        "vmovdqa 128(%[c]), %%xmm14\n\t"
-        "1:\n\t"
-        HWACCEL_SM4_SROUND("%[y0]", "%[y2]", "%[y3]", "8")
-        HWACCEL_SM4_SROUND("%[y1]", "%[y3]", "%[y0]", "32")
-        HWACCEL_SM4_SROUND("%[y2]", "%[y0]", "%[y1]", "40")
-        HWACCEL_SM4_SROUND("%[y3]", "%[y1]", "%[y2]", "16")
-        HWACCEL_SM4_SROUND("%[y0]", "%[y2]", "%[y3]", "24")
-        HWACCEL_SM4_SROUND("%[y1]", "%[y3]", "%[y0]", "48")
-        HWACCEL_SM4_SROUND("%[y2]", "%[y0]", "%[y1]", "56")
-        HWACCEL_SM4_SROUND("%[y3]", "%[y1]", "%[y2]", "64")
-        "add $64, %[k]\n\t"
-        "dec %[n]\n\t"
-        "jnz 1b\n\t"
+        HWACCEL_SM4_SERIAL_LOOP("vmovdqa", "x", "%[c]", HWACCEL_SM4_SROUND)
         : [t] "+x"(t), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3), [k] "+r"(k),
           [n] "+r"(n)
         : [c] "r"(&kSerial)
@@ -450,24 +457,7 @@ HWACCEL_SM4_INLINE SerialWords2 serial_rounds2(const SerialKeys& ks, const Seria
         "vpxor %[y1], %[t], %[t]\n\t"
         "vpxor %[y2], %[t], %[t]\n\t"
         "vpxor %[y3], %[t], %[t]\n\t"
-        "vbroadcasti128 48(%[s]), %%ymm13\n\t"
-        "vbroadcasti128 64(%[s]), %%ymm12\n\t"
-        "vbroadcasti128 80(%[s]), %%ymm11\n\t"
-        "vbroadcasti128 96(%[s]), %%ymm10\n\t"
-        "vbroadcasti128 112(%[s]), %%ymm15\n\t"
-        "vbroadcasti128 128(%[s]), %%ymm14\n\t"
-        "1:\n\t"
-        HWACCEL_SM4_SROUND2("%[y0]", "%[y2]", "%[y3]", "8")
-        HWACCEL_SM4_SROUND2("%[y1]", "%[y3]", "%[y0]", "32")
-        HWACCEL_SM4_SROUND2("%[y2]", "%[y0]", "%[y1]", "40")
-        HWACCEL_SM4_SROUND2("%[y3]", "%[y1]", "%[y2]", "16")
-        HWACCEL_SM4_SROUND2("%[y0]", "%[y2]", "%[y3]", "24")
-        HWACCEL_SM4_SROUND2("%[y1]", "%[y3]", "%[y0]", "48")
-        HWACCEL_SM4_SROUND2("%[y2]", "%[y0]", "%[y1]", "56")
-        HWACCEL_SM4_SROUND2("%[y3]", "%[y1]", "%[y2]", "64")
-        "add $64, %[k]\n\t"
-        "dec %[n]\n\t"
-        "jnz 1b\n\t"
+        HWACCEL_SM4_SERIAL_LOOP("vbroadcasti128", "y", "%[s]", HWACCEL_SM4_SROUND2)
         : [t] "=&x"(t), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3), [k] "+r"(k),
           [n] "+r"(n)
         : [c] "r"(&kSerial2), [s] "r"(&kSerial)
