@@ -3,7 +3,8 @@
 #   1. Release build: backend suites for every engine this CPU runs, the EVP
 #      and dispatch suites, the openssl CLI / hashlib / TLS checks, and the
 #      backend, mode and EVP suites again under qemu-x86_64 as other x86-64
-#      CPUs (test/cpu_sets: Zen 3's vector set, AES-NI/AVX2, plain x86-64)
+#      CPUs (test/cpu_sets: Zen 3's vector set, AES-NI/AVX2, AVX/AES-NI,
+#      plain x86-64)
 #      (CTest).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
 #      EVP suites again. Then a ThreadSanitizer build (scripts/tsan.sh) of
