@@ -39,6 +39,7 @@ public:
 
     OSSL_LIB_CTX* libctx() const { return libctx_; }
     OSSL_PROVIDER* hwaccel() const { return hwaccel_; }
+    OSSL_PROVIDER* default_provider() const { return default_; }
 
     // Fetches from hwaccel ("provider=hwaccel") or from default; REQUIREs
     // success and, for ours, that hwaccel really is the provider.
