@@ -21,9 +21,11 @@
 #include <openssl/provider.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <strings.h>
 #include <vector>
 
@@ -467,4 +469,49 @@ TEST_CASE("errors: hwaccel's own reasons are told by their number, whatever the 
     REQUIRE(e.codes.size() == 1);
     CHECK(has_hwaccel_error(e, hwaccel::kErrFinalCalledTwice));
     CHECK_FALSE(has_hwaccel_error(e, hwaccel::kErrUpdateAfterFinal));
+}
+
+TEST_CASE("errors: codes stay right after the module's library number wrapped",
+          "[provider][errors][wrap]") {
+    // Each load into a library context (a new OSSL_PROVIDER) takes the next
+    // library number, kept to 8 bits in an error code: 260 loads pass through
+    // every value, OpenSSL's own libraries (0, 1 = SYS, ..., 57 = PROV)
+    // included. At each, the codes shared with the default provider and
+    // hwaccel's own reason must still be recognised and told apart. (Later
+    // tests in this process then run with a wrapped number too.)
+    std::vector<int> libs;
+    for (int i = 0; i < 260; ++i) {
+        OSSL_LIB_CTX* libctx = OSSL_LIB_CTX_new();
+        REQUIRE(libctx != nullptr);
+        OSSL_PROVIDER_set_default_search_path(libctx, HWACCEL_MODULE_DIR);
+        OSSL_PROVIDER* p = OSSL_PROVIDER_load(libctx, "hwaccel");
+        REQUIRE(p != nullptr);
+        {
+            const OSSL_DISPATCH* t = implementation(p, OSSL_OP_CIPHER, "SM4-CBC");
+            REQUIRE(t != nullptr);
+            Cipher c({t, OSSL_PROVIDER_get0_provider_ctx(p), false});
+            ERR_clear_error();
+            CHECK(c.f.einit(c.ctx, kKey, 15, kIv, 16, nullptr) == 0);
+            ErrorCodes e = take_error_codes();
+            INFO("load " << i << ": " << e.text);
+            CHECK(is_openssl_error(e.last(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+            const char* why = ERR_reason_error_string(e.last());
+            CHECK(std::string(why != nullptr ? why : "") == "invalid key length");
+            REQUIRE(keyed(c) == 1);
+            REQUIRE(c.f.final(c.ctx, g_out, &g_outl, sizeof g_out) == 1);
+            CHECK(c.f.final(c.ctx, g_out, &g_outl, sizeof g_out) == 0);
+            e = take_error_codes();
+            INFO("then " << e.text);
+            CHECK(e.codes.size() == 1);
+            CHECK(has_hwaccel_error(e, hwaccel::kErrFinalCalledTwice));
+            CHECK_FALSE(has_openssl_error(e, ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+            libs.push_back(ERR_GET_LIB(e.last()));
+        }
+        OSSL_PROVIDER_unload(p);
+        OSSL_LIB_CTX_free(libctx);
+    }
+    // The number did go round: hwaccel's own errors came under 0 and under
+    // OpenSSL's library PROV at some load.
+    CHECK(std::find(libs.begin(), libs.end(), 0) != libs.end());
+    CHECK(std::find(libs.begin(), libs.end(), ERR_LIB_PROV) != libs.end());
 }
