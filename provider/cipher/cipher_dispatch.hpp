@@ -285,7 +285,7 @@ class CipherDispatch {
             params::set_uint(params, OSSL_CIPHER_PARAM_NUM, ctx->state.num) &&
             params::set_octets(params, OSSL_CIPHER_PARAM_IV, ctx->original_iv, Mode::kIvLen) &&
             params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->state.iv, Mode::kIvLen);
-        if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+        if (!ok) raise_error(ctx->prov, kErrFailedToSetParameter, "cannot return a parameter");
         return ok ? 1 : 0;
     }
 
@@ -309,14 +309,14 @@ class CipherDispatch {
         const OSSL_PARAM* p = params::locate(params, OSSL_CIPHER_PARAM_PADDING);
         unsigned padding = s.padding;
         if (p != nullptr && !params::get_uint(p, &padding)) {
-            raise_error(ctx->prov, kErrInvalidParameter, "padding must be an unsigned integer");
+            raise_error(ctx->prov, kErrFailedToGetParameter, "padding must be an unsigned integer");
             return false;
         }
         // num indexes the current block: more would read past it.
         p = params::locate(params, OSSL_CIPHER_PARAM_NUM);
         unsigned num = s.num;
         if (p != nullptr && (!params::get_uint(p, &num) || num >= kBlock)) {
-            raise_error(ctx->prov, kErrInvalidNum, "num must be 0..%zu", kBlock - 1);
+            raise_error(ctx->prov, kErrFailedToGetParameter, "num must be 0..%zu", kBlock - 1);
             return false;
         }
         s.padding = padding != 0;

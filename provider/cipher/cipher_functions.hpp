@@ -214,7 +214,7 @@ inline bool refuse_repeated(const ProvCtx* prov, const OSSL_PARAM* params,
     if (!refuses_repeated_params()) return false;
     const char* key = params::repeated(params, keys);
     if (key == nullptr) return false;
-    raise_error(prov, kErrInvalidParameter, "param %s is repeated", key);
+    raise_error(prov, kErrRepeatedParameter, "param %s is repeated", key);
     return true;
 }
 

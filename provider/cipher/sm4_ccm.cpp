@@ -106,14 +106,16 @@ bool read_settings(const CcmCtx* ctx, const OSSL_PARAM params[], Settings& s, bo
                          {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED}}))
         return false;
     if (const OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < 4 || p->data_size > 16 ||
-            p->data_size % 2 != 0) {
-            raise_error(ctx->prov, kErrInvalidParameter,
-                        "the CCM tag is an octet string of 4, 6, ..., 16 bytes");
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "the CCM tag is an octet string");
+            return false;
+        }
+        if (p->data_size < 4 || p->data_size > 16 || p->data_size % 2 != 0) {
+            raise_error(ctx->prov, kErrInvalidTagLength, "the CCM tag is 4, 6, ..., 16 bytes");
             return false;
         }
         if (p->data != nullptr && ctx->encrypting) {
-            raise_error(ctx->prov, kErrInvalidParameter, "a tag is given only to decrypt");
+            raise_error(ctx->prov, kErrTagNotNeeded, "a tag is given only to decrypt");
             return false;
         }
         // B_0 carries the tag length: it cannot change inside a message.
@@ -128,7 +130,11 @@ bool read_settings(const CcmCtx* ctx, const OSSL_PARAM params[], Settings& s, bo
     }
     if (const OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
         size_t n = 0;
-        if (!hwaccel::params::get_size_t(p, &n) || n < 15 - 8 || n > 15 - 2) {
+        if (!hwaccel::params::get_size_t(p, &n)) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "ivlen must be a size_t");
+            return false;
+        }
+        if (n < 15 - 8 || n > 15 - 2) {
             raise_error(ctx->prov, kErrInvalidIvLength, "the CCM nonce is 7..13 bytes");
             return false;
         }
@@ -136,14 +142,17 @@ bool read_settings(const CcmCtx* ctx, const OSSL_PARAM params[], Settings& s, bo
         s.l_given = true;
     }
     if (const OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != kTlsAadLen ||
-            p->data == nullptr) {
-            raise_error(ctx->prov, kErrInvalidParameter, "tlsaad is %zu bytes", kTlsAadLen);
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "tlsaad is an octet string");
+            return false;
+        }
+        if (p->data_size != kTlsAadLen || p->data == nullptr) {
+            raise_error(ctx->prov, kErrInvalidData, "tlsaad is %zu bytes", kTlsAadLen);
             return false;
         }
         const size_t received_tag = ctx->encrypting ? 0 : s.m;
         if (!tls_record_aad(static_cast<const uint8_t*>(p->data), received_tag, s.tls_aad)) {
-            raise_error(ctx->prov, kErrInvalidParameter, "tlsaad: record shorter than %zu bytes",
+            raise_error(ctx->prov, kErrInvalidData, "tlsaad: record shorter than %zu bytes",
                         kTlsExplicitIvLen + received_tag);
             return false;
         }
@@ -151,8 +160,11 @@ bool read_settings(const CcmCtx* ctx, const OSSL_PARAM params[], Settings& s, bo
         s.tls_aad_pad = s.m;
     }
     if (const OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != kTlsFixedIvLen ||
-            p->data == nullptr) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "tlsivfixed is an octet string");
+            return false;
+        }
+        if (p->data_size != kTlsFixedIvLen || p->data == nullptr) {
             raise_error(ctx->prov, kErrInvalidIvLength, "tlsivfixed is %zu bytes", kTlsFixedIvLen);
             return false;
         }
@@ -199,9 +211,11 @@ bool get_iv(const CcmCtx* ctx, OSSL_PARAM* params, const char* key) {
 
 // ---------------------------------------------------------------- the message
 
+// Update's refusals that the default provider's update also makes carry its
+// code for them, CIPHER_OPERATION_FAILED; the others are hwaccel's own.
 bool require_message_open(const CcmCtx* ctx) {
     if (!ctx->key_set) {
-        raise_error(ctx->prov, kErrNoKeySet);
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no key set");
         return false;
     }
     if (ctx->finalized) {
@@ -214,7 +228,7 @@ bool require_message_open(const CcmCtx* ctx) {
         return false;
     }
     if (!ctx->iv_set) {
-        raise_error(ctx->prov, kErrNotInitialised, "no IV (nonce) set");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no IV (nonce) set");
         return false;
     }
     return true;
@@ -243,7 +257,7 @@ void declare(CcmCtx* ctx, size_t len) {
 bool add_aad(CcmCtx* ctx, const unsigned char* aad, size_t len) {
     if (len == 0) return true;  // nothing to authenticate (as the default provider)
     if (!ctx->len_set) {
-        raise_error(ctx->prov, kErrInvalidParameter,
+        raise_error(ctx->prov, kErrCipherOperationFailed,
                     "declare the message length before the AAD (update with NULL in and out)");
         return false;
     }
@@ -259,12 +273,12 @@ bool add_aad(CcmCtx* ctx, const unsigned char* aad, size_t len) {
 bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, size_t len) {
     if (!ctx->len_set && !check_declaration(ctx, len)) return false;
     if (ctx->len_set && ctx->msg.length != len) {
-        raise_error(ctx->prov, kErrInvalidLength, "the message was declared %llu bytes, got %zu",
+        raise_error(ctx->prov, kErrCipherOperationFailed, "the message was declared %llu bytes, got %zu",
                     static_cast<unsigned long long>(ctx->msg.length), len);
         return false;
     }
     if (!ctx->encrypting && !ctx->tag_set) {
-        raise_error(ctx->prov, kErrInvalidParameter, "set the expected tag before decrypting");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "set the expected tag before decrypting");
         return false;
     }
     if (!ctx->len_set) declare(ctx, len);
@@ -272,30 +286,30 @@ bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, siz
     if (ctx->encrypting) {
         // Refused only for a length other than the declared one (checked above).
         ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
-        if (!ctx->tag_ready) raise_error(ctx->prov, kErrInvalidLength, "not the declared message length");
+        if (!ctx->tag_ready) raise_error(ctx->prov, kErrCipherOperationFailed, "not the declared message length");
         return ctx->tag_ready;
     }
     ctx->verified = ccm_decrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
     forget_tag(ctx);
-    if (!ctx->verified) raise_error(ctx->prov, kErrBadDecrypt, "CCM tag mismatch: no plaintext");
+    if (!ctx->verified) raise_error(ctx->prov, kErrCipherOperationFailed, "CCM tag mismatch: no plaintext");
     return ctx->verified;
 }
 
 // One TLS 1.2 record in place: explicit IV (8) | payload | tag (M).
 bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned char* in, size_t len) {
     if (!ctx->key_set) {
-        raise_error(ctx->prov, kErrNoKeySet);
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no key set");
         return false;
     }
     if (in == nullptr || out != in || len < kTlsExplicitIvLen + ctx->m ||
         !is_real_buffer(in, len)) {
-        raise_error(ctx->prov, kErrInvalidLength,
+        raise_error(ctx->prov, kErrCipherOperationFailed,
                     "a TLS record is processed in place and holds the explicit IV and tag");
         return false;
     }
     const size_t payload = len - kTlsExplicitIvLen - ctx->m;
     if (payload > ccm_max_length(ctx->l)) {
-        raise_error(ctx->prov, kErrInvalidLength, "record too long for ivlen %zu", iv_len(ctx));
+        raise_error(ctx->prov, kErrCipherOperationFailed, "record too long for ivlen %zu", iv_len(ctx));
         return false;
     }
     // Sending: the explicit IV is the sequence number at the AAD's start.
@@ -310,12 +324,12 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
         uint8_t tag[16];
         ok = ccm_encrypt(ctx->sm4, msg, body, body, payload, tag);  // msg declared payload bytes
         if (ok) std::memcpy(body + payload, tag, ctx->m);
-        else raise_error(ctx->prov, kErrInvalidLength, "not the declared record length");
+        else raise_error(ctx->prov, kErrCipherOperationFailed, "not the declared record length");
         hwaccel::wipe(tag, sizeof tag);
         *outl = ok ? len : 0;
     } else {
         ok = ccm_decrypt(ctx->sm4, msg, body, body, payload, body + payload);
-        if (!ok) raise_error(ctx->prov, kErrBadDecrypt, "CCM tag mismatch: no plaintext");
+        if (!ok) raise_error(ctx->prov, kErrCipherOperationFailed, "CCM tag mismatch: no plaintext");
         *outl = ok ? payload : 0;
     }
     hwaccel::wipe(&msg, sizeof msg);
@@ -417,7 +431,7 @@ struct Sm4Ccm {
             !params::set_size(params, OSSL_CIPHER_PARAM_IVLEN, iv_len(ctx)) ||
             !params::set_size(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN, ctx->m) ||
             !params::set_size(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, ctx->tls_aad_pad)) {
-            raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+            raise_error(ctx->prov, kErrFailedToSetParameter, "cannot return a parameter");
             return 0;
         }
         if (!get_iv(ctx, params, OSSL_CIPHER_PARAM_IV) ||
@@ -425,13 +439,13 @@ struct Sm4Ccm {
             return 0;
         if (OSSL_PARAM* p = hwaccel::params::locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) {
             if (!ctx->encrypting || !ctx->tag_ready) {
-                raise_error(ctx->prov, kErrInvalidParameter,
+                raise_error(ctx->prov, kErrTagNotSet,
                             "no tag to read: it comes after an encryption's payload");
                 return 0;
             }
             if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
                 p->data_size != ctx->msg.tag_len) {
-                raise_error(ctx->prov, kErrInvalidParameter, "the tag is %zu bytes",
+                raise_error(ctx->prov, kErrFailedToSetParameter, "the tag is %zu bytes",
                             ctx->msg.tag_len);
                 return 0;
             }

@@ -147,17 +147,19 @@ bool generate_iv(GcmCtx* ctx) {
 }
 
 // The message can take input (or its final): key and IV in place, J0 derived.
+// CIPHER_OPERATION_FAILED: the default provider's update refuses each of
+// these with it (its final raises nothing).
 bool ready(GcmCtx* ctx) {
     if (!ctx->key_set) {
-        raise_error(ctx->prov, kErrNoKeySet);
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no key set");
         return false;
     }
     if (ctx->iv_state == IvState::kUsedUp) {
-        raise_error(ctx->prov, kErrNotInitialised, "the IV is used up: set a new one");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "the IV is used up: set a new one");
         return false;
     }
     if (ctx->iv_state == IvState::kUnset && (!ctx->encrypting || !generate_iv(ctx))) {
-        raise_error(ctx->prov, kErrInvalidIvLength, "no IV set");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no IV set");
         return false;
     }
     if (ctx->iv_state == IvState::kBuffered) start_message(ctx);
@@ -201,8 +203,8 @@ bool tls_record(GcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
     hwaccel::wipe(ctx->tls_aad, sizeof ctx->tls_aad);
     if (!ok) {
         *outl = 0;
-        raise_error(ctx->prov, ctx->encrypting ? kErrInvalidParameter : kErrBadDecrypt,
-                    "TLS record refused");
+        raise_error(ctx->prov, kErrCipherOperationFailed,
+                    ctx->encrypting ? "TLS record refused" : "TLS record refused (tag mismatch?)");
     }
     return ok;
 }
@@ -220,7 +222,7 @@ bool absorb(GcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
     if (!ready(ctx)) return false;
     if (out == nullptr) {
         if (!sm4_gcm_aad(ctx->gcm, in, inl)) {
-            raise_error(ctx->prov, kErrInvalidParameter,
+            raise_error(ctx->prov, kErrCipherOperationFailed,
                         ctx->gcm.text_started ? "AAD after text" : "AAD too long for GCM");
             return false;
         }
@@ -231,7 +233,7 @@ bool absorb(GcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
     const bool ok = ctx->encrypting ? sm4_gcm_encrypt(ctx->gcm, out, in, inl)
                                     : sm4_gcm_decrypt(ctx->gcm, out, in, inl);
     if (!ok) {
-        raise_error(ctx->prov, kErrInvalidLength, "message too long for GCM");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "message too long for GCM");
         return false;
     }
     *outl = inl;
@@ -246,7 +248,7 @@ bool finish(GcmCtx* ctx, size_t* outl) {
     }
     if (!ready(ctx)) return false;
     if (!ctx->encrypting && ctx->tag_len == 0) {
-        raise_error(ctx->prov, kErrInvalidParameter, "set the expected tag before final");
+        raise_error(ctx->prov, kErrTagNotSet, "set the expected tag before final");
         return false;
     }
     uint8_t tag[kTagLen];
@@ -285,9 +287,15 @@ struct Sm4Gcm {
         // earlier parameters of the same call applied.
         for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
             if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+                // The default's codes: one that cannot be read, one it refuses.
                 if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
-                    p->data_size == 0 || p->data_size > kTagLen || ctx->encrypting) {
-                    raise_error(ctx->prov, kErrInvalidParameter,
+                    p->data_size > kTagLen) {
+                    raise_error(ctx->prov, kErrFailedToGetParameter,
+                                "the tag is an octet string of 1..16 bytes");
+                    return 0;
+                }
+                if (p->data_size == 0 || ctx->encrypting) {
+                    raise_error(ctx->prov, kErrInvalidTag,
                                 "invalid tag: 1..16 bytes, when decrypting");
                     return 0;
                 }
@@ -295,7 +303,11 @@ struct Sm4Gcm {
                 ctx->tag_len = p->data_size;
             } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
                 size_t len = 0;
-                if (!hwaccel::params::get_size_t(p, &len) || len == 0 || len > kMaxIvLen) {
+                if (!hwaccel::params::get_size_t(p, &len)) {
+                    raise_error(ctx->prov, kErrFailedToGetParameter, "ivlen must be a size_t");
+                    return 0;
+                }
+                if (len == 0 || len > kMaxIvLen) {
                     raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes",
                                 kMaxIvLen);
                     return 0;
@@ -307,15 +319,18 @@ struct Sm4Gcm {
                     ctx->iv_len = len;
                 }
             } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0) {
-                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                    !set_tls_aad(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                    raise_error(ctx->prov, kErrInvalidParameter, "invalid TLS AAD");
+                if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+                    raise_error(ctx->prov, kErrFailedToGetParameter, "tlsaad is an octet string");
+                    return 0;
+                }
+                if (!set_tls_aad(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
+                    raise_error(ctx->prov, kErrInvalidAad, "invalid TLS AAD");
                     return 0;
                 }
             } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == 0) {
                 if (p->data_type != OSSL_PARAM_OCTET_STRING ||
                     !set_iv_fixed(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                    raise_error(ctx->prov, kErrInvalidParameter, "invalid fixed TLS IV");
+                    raise_error(ctx->prov, kErrFailedToGetParameter, "invalid fixed TLS IV");
                     return 0;
                 }
             } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV) == 0) {
@@ -411,16 +426,20 @@ struct Sm4Gcm {
                        std::strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) {
                 // GCM has no updated IV: both are the message's IV.
                 if (ctx->iv_state == IvState::kUnset) return 0;
-                ok = p->data_size >= ctx->iv_len &&
-                     (hwaccel::params::set_octet_string(p, ctx->iv, ctx->iv_len) ||
-                      hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len));
+                if (p->data_size < ctx->iv_len) {
+                    raise_error(ctx->prov, kErrInvalidIvLength, "the IV is %zu bytes",
+                                ctx->iv_len);
+                    return 0;
+                }
+                ok = hwaccel::params::set_octet_string(p, ctx->iv, ctx->iv_len) ||
+                     hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
                 // Encryption's tag, after final; any prefix of it.
                 if (p->data_size == 0 || p->data_size > kTagLen || !ctx->encrypting ||
                     ctx->tag_len == 0) {
-                    raise_error(ctx->prov, kErrInvalidParameter,
+                    raise_error(ctx->prov, kErrInvalidTag,
                                 "invalid tag: 1..16 bytes, after an encryption's final");
                     return 0;
                 }
@@ -433,7 +452,7 @@ struct Sm4Gcm {
                 if (!hwaccel::params::set_uint(p, ctx->iv_gen_rand ? 1 : 0)) return 0;
             }
             if (!ok) {
-                raise_error(ctx->prov, kErrInvalidParameter, "cannot return %s", key);
+                raise_error(ctx->prov, kErrFailedToSetParameter, "cannot return %s", key);
                 return 0;
             }
         }

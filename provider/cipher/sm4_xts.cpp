@@ -72,7 +72,7 @@ bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& st
     if (p == nullptr) return true;
     const char* value = static_cast<const char*>(p->data);
     if (p->data_type != OSSL_PARAM_UTF8_STRING || value == nullptr) {
-        raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be a UTF-8 string");
+        raise_error(ctx->prov, kErrFailedToGetParameter, "xts_standard must be a UTF-8 string");
         return false;
     }
     // OSSL_PARAM_get_utf8_string_ptr's view: the string ends at its NUL or
@@ -83,22 +83,24 @@ bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& st
     } else if (same_ascii_nocase(value, value_len, "IEEE")) {
         standard = XtsStandard::kIeee;
     } else {
-        raise_error(ctx->prov, kErrInvalidParameter, "xts_standard must be \"GB\" or \"IEEE\"");
+        // FAILED_TO_SET_PARAMETER: the default provider's code for this value.
+        raise_error(ctx->prov, kErrFailedToSetParameter, "xts_standard must be \"GB\" or \"IEEE\"");
         return false;
     }
     return true;
 }
 
 // One data unit, after every check; max_len bounds what the entry point can
-// be passed honestly (EVP's update took an int).
+// be passed honestly (EVP's update took an int). The refusals the default
+// provider also makes end in its code for them, CIPHER_OPERATION_FAILED.
 int crypt_unit(XtsCtx* ctx, unsigned char* out, size_t outsize, const unsigned char* in,
                size_t inl, size_t max_len) {
     if (!ctx->key_set) {
-        raise_error(ctx->prov, kErrNoKeySet);
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no key set");
         return 0;
     }
     if (!ctx->iv_set) {
-        raise_error(ctx->prov, kErrNotInitialised, "no IV (tweak) set");
+        raise_error(ctx->prov, kErrCipherOperationFailed, "no IV (tweak) set");
         return 0;
     }
     // Before any other use of inl: a negative int arrives near 2^64.
@@ -108,13 +110,14 @@ int crypt_unit(XtsCtx* ctx, unsigned char* out, size_t outsize, const unsigned c
         return 0;
     }
     if (inl < kXtsMinLength) {
-        raise_error(ctx->prov, kErrInvalidLength, "an XTS data unit is at least %zu bytes, got %zu",
+        raise_error(ctx->prov, kErrCipherOperationFailed, "an XTS data unit is at least %zu bytes, got %zu",
                     kXtsMinLength, inl);
         return 0;
     }
     if (inl > kXtsMaxLength) {
         raise_error(ctx->prov, kErrXtsDataUnitTooLarge, "at most %zu bytes, got %zu",
                     kXtsMaxLength, inl);
+        raise_error(ctx->prov, kErrCipherOperationFailed);  // the default's last error too
         return 0;
     }
     if (!require_output(ctx->prov, out, outsize, inl)) return 0;
@@ -203,7 +206,7 @@ struct Sm4Xts {
                         params::set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, ctx->iv, kIvLen) &&
                         (mac == nullptr || hwaccel::params::set_octet_ptr(mac, nullptr, 0) ||
                          hwaccel::params::set_octet_string(mac, "", 0));
-        if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+        if (!ok) raise_error(ctx->prov, kErrFailedToSetParameter, "cannot return a parameter");
         return ok ? 1 : 0;
     }
 

@@ -123,7 +123,7 @@ class DigestDispatch {
         if constexpr (Algo::kXof) {
             if (refuses_repeated_params()) {
                 if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
-                    raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                    raise_error(ctx->prov, kErrRepeatedParameter, "param %s is repeated", key);
                     return false;
                 }
             }
@@ -131,7 +131,7 @@ class DigestDispatch {
             const OSSL_PARAM* p = params::locate(params, OSSL_DIGEST_PARAM_XOFLEN);
             if (p == nullptr) p = params::locate(params, OSSL_DIGEST_PARAM_SIZE);
             if (p != nullptr && !params::get_size_t(p, &len)) {
-                raise_error(ctx->prov, kErrInvalidXofLength, "xoflen must be a size_t");
+                raise_error(ctx->prov, kErrFailedToGetParameter, "xoflen must be a size_t");
                 return false;
             }
         }
@@ -226,7 +226,7 @@ class DigestDispatch {
         }
         const size_t len = ctx->xoflen;
         if (len == kUnsetLength) {
-            raise_error(ctx->prov, kErrInvalidXofLength,
+            raise_error(ctx->prov, kErrInvalidDigestLength,
                         "xoflen not set, or SIZE_MAX; OpenSSL 3.4+ has no default");
             return 0;
         }
@@ -355,13 +355,14 @@ class DigestDispatch {
         if (ctx == nullptr) return 0;
         if (refuses_repeated_params()) {
             if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN}, {OSSL_DIGEST_PARAM_SIZE}})) {
-                raise_error(ctx->prov, kErrInvalidParameter, "param %s is repeated", key);
+                raise_error(ctx->prov, kErrRepeatedParameter, "param %s is repeated", key);
                 return 0;
             }
         }
         const bool ok = params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
                         params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
-        if (!ok) raise_error(ctx->prov, kErrInvalidParameter, "cannot return a parameter");
+        // FAILED_TO_GET_PARAMETER: the default SHAKE's code here.
+        if (!ok) raise_error(ctx->prov, kErrFailedToGetParameter, "cannot return a parameter");
         return ok ? 1 : 0;
     }
 

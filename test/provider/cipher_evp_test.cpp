@@ -1,7 +1,9 @@
 // SM4 through EVP: hwaccel (every engine selection this CPU can run)
 // against OpenSSL's default provider in the same library context.
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/proverr.h>
 
 #include <catch2/catch.hpp>
 #include <climits>
@@ -263,7 +265,7 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
         // Operating before a key is set.
         REQUIRE(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr) == 1);
         CHECK(EVP_EncryptUpdate(ctx.get(), out, &outl, key.data(), 16) == 0);
-        CHECK_THAT(take_errors(), Catch::Contains("no key set"));
+        CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_NO_KEY_SET));
         for (int i = 0; i < 64; ++i) CHECK(out[i] == 0xee);
 
         // The key length is fixed: EVP refuses to change it.
@@ -276,7 +278,8 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
         unsigned bad_num = 16;
         OSSL_PARAM np[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &bad_num), OSSL_PARAM_END};
         CHECK(EVP_CIPHER_CTX_set_params(ctx.get(), np) == 0);
-        CHECK_THAT(take_errors(), Catch::Contains("invalid num"));
+        // OpenSSL 3.5+'s default refuses it too, with this code; 3.0's accepts it.
+        CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER));
         CHECK(EVP_CIPHER_CTX_get_num(ctx.get()) == 0);
 
         if (!stream) {
@@ -286,7 +289,7 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
             REQUIRE(EVP_EncryptUpdate(ctx.get(), out, &outl, key.data(), 5) == 1);
             CHECK(outl == 0);
             CHECK(EVP_EncryptFinal_ex(ctx.get(), out, &outl) == 0);
-            CHECK_THAT(take_errors(), Catch::Contains("wrong final block length"));
+            CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_WRONG_FINAL_BLOCK_LENGTH));
             // Bad padding: final fails and writes nothing.
             Bytes junk(32, 0x42);
             REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);
@@ -295,7 +298,7 @@ TEST_CASE("cipher errors: key/IV length, no key, padding, num range", "[cipher][
             CHECK(outl == 16);  // the last block is held back for unpadding
             std::memset(out, 0xee, sizeof out);
             CHECK(EVP_DecryptFinal_ex(ctx.get(), out, &outl) == 0);
-            CHECK_THAT(take_errors(), Catch::Contains("bad decrypt"));
+            CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_BAD_DECRYPT));
             for (int i = 0; i < 16; ++i) CHECK(out[i] == 0xee);
             // Decrypting a partial block with padding: final fails.
             REQUIRE(EVP_DecryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr) == 1);

@@ -342,11 +342,11 @@ const std::vector<DRow>& digest_rows() {
      [](DigestEnv&) { return 1; }},
 
     // init
-    {"init", "mid-message", kDMid, "xoflen as an octet string", Outcome::kRefused, kErrInvalidXofLength,
+    {"init", "mid-message", kDMid, "xoflen as an octet string", Outcome::kRefused, kErrFailedToGetParameter,
      "default discards the message before it refuses the parameter", kXof,
      [](DigestEnv& e) { size_t v = 40; OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_DIGEST_PARAM_XOFLEN, &v, sizeof v), OSSL_PARAM_END};
                         return e.f.init(e.ctx, p); }},
-    {"init", "mid-message", kDMid, "xoflen as int -1", Outcome::kRefused, kErrInvalidXofLength,
+    {"init", "mid-message", kDMid, "xoflen as int -1", Outcome::kRefused, kErrFailedToGetParameter,
      "default discards the message before it refuses the parameter", kXof,
      [](DigestEnv& e) { int v = -1; OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOFLEN, &v), OSSL_PARAM_END};
                         return e.f.init(e.ctx, p); }},
@@ -402,7 +402,7 @@ const std::vector<DRow>& digest_rows() {
      [](DigestEnv& e) { return e.f.final(e.ctx, nullptr, &e.sink.outl, 0); },
      [](DigestEnv& e) { return e.f.final(e.ctx, e.out(), &e.sink.outl, 0); },
      [](DigestEnv& e) { REQUIRE(set_xoflen_size_t(e, 0) == 1); }},
-    {"final", "mid-message, xoflen SIZE_MAX", kDMid, "outsz 16", Outcome::kRefused, kErrInvalidXofLength,
+    {"final", "mid-message, xoflen SIZE_MAX", kDMid, "outsz 16", Outcome::kRefused, kErrInvalidDigestLength,
      "default 3.0 writes SIZE_MAX bytes (crash); 3.4+ refuses as hwaccel", kXof,
      [](DigestEnv& e) { return e.f.final(e.ctx, e.out(), &e.sink.outl, 16); }, nullptr,
      [](DigestEnv& e) { REQUIRE(set_xoflen_size_t(e, SIZE_MAX) == 1); }},
@@ -431,16 +431,16 @@ const std::vector<DRow>& digest_rows() {
      [](DigestEnv& e) { int v = 40; OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOFLEN, &v), OSSL_PARAM_END};
                         return e.f.set_ctx_params(e.ctx, p); },
      [](DigestEnv& e) { return set_xoflen_size_t(e, 40); }},
-    {"set_ctx_params", "mid-message", kDMid, "xoflen as int -1", Outcome::kRefused, kErrInvalidXofLength, nullptr, kXof,
+    {"set_ctx_params", "mid-message", kDMid, "xoflen as int -1", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kXof,
      [](DigestEnv& e) { int v = -1; OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOFLEN, &v), OSSL_PARAM_END};
                         return e.f.set_ctx_params(e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kDMid, "xoflen as an octet string", Outcome::kRefused, kErrInvalidXofLength, nullptr, kXof,
+    {"set_ctx_params", "mid-message", kDMid, "xoflen as an octet string", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kXof,
      [](DigestEnv& e) { size_t v = 40; OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_DIGEST_PARAM_XOFLEN, &v, sizeof v), OSSL_PARAM_END};
                         return e.f.set_ctx_params(e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kDMid, "xoflen as a UTF-8 string \"40\"", Outcome::kRefused, kErrInvalidXofLength, nullptr, kXof,
+    {"set_ctx_params", "mid-message", kDMid, "xoflen as a UTF-8 string \"40\"", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kXof,
      [](DigestEnv& e) { char v[] = "40"; OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_DIGEST_PARAM_XOFLEN, v, 2), OSSL_PARAM_END};
                         return e.f.set_ctx_params(e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kDMid, "size (xoflen's alias) as an octet string", Outcome::kRefused, kErrInvalidXofLength, nullptr, kXof,
+    {"set_ctx_params", "mid-message", kDMid, "size (xoflen's alias) as an octet string", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kXof,
      [](DigestEnv& e) { size_t v = 40; OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_DIGEST_PARAM_SIZE, &v, sizeof v), OSSL_PARAM_END};
                         return e.f.set_ctx_params(e.ctx, p); }},
     {"set_ctx_params", "mid-message", kDMid, "xoflen SIZE_MAX (as default; final then refuses)", Outcome::kAccepted, 0, nullptr, kXof,
@@ -451,7 +451,7 @@ const std::vector<DRow>& digest_rows() {
     {"set_ctx_params", "mid-message", kDMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kXof,
      [](DigestEnv& e) { size_t v = 40; OSSL_PARAM p[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &v), OSSL_PARAM_END};
                         return e.f.set_ctx_params(nullptr, p); }},
-    {"get_ctx_params", "mid-message", kDMid, "xoflen into a UTF-8 string", Outcome::kRefused, kErrInvalidParameter, nullptr, kXof,
+    {"get_ctx_params", "mid-message", kDMid, "xoflen into a UTF-8 string", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kXof,
      [](DigestEnv& e) { OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_DIGEST_PARAM_XOFLEN, e.out(), 16), OSSL_PARAM_END};
                         return e.f.get_ctx_params(e.ctx, p); }},
     {"get_ctx_params", "mid-message", kDMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kXof,
@@ -665,11 +665,11 @@ const std::vector<CRow>& cipher_rows() {
     {"encrypt_init", "keyed", kCKeyed, "ECB given an IV of 8 bytes (ignored, as default)", Outcome::kAccepted, 0, nullptr, kEcb,
      [](CipherEnv& e) { return e.f.einit(e.ctx, kKey, 16, kIv, 8, nullptr); },
      [](CipherEnv& e) { return e.f.einit(e.ctx, kKey, 16, nullptr, 0, nullptr); }},
-    {"encrypt_init", "new", kCNew, "good key, params num = 99", Outcome::kRefused, kErrInvalidNum,
+    {"encrypt_init", "new", kCNew, "good key, params num = 99", Outcome::kRefused, kErrFailedToGetParameter,
      "default installs the key, then refuses: update works after the failed init", kAnyCipher,
      [](CipherEnv& e) { unsigned v = 99; OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &v), OSSL_PARAM_END};
                         return e.f.einit(e.ctx, kKey, 16, kIv, 16, p); }},
-    {"encrypt_init", "mid-message", kCMid, "new key, params padding as a UTF-8 string", Outcome::kRefused, kErrInvalidParameter,
+    {"encrypt_init", "mid-message", kCMid, "new key, params padding as a UTF-8 string", Outcome::kRefused, kErrFailedToGetParameter,
      "default drops the message and installs the new key before it refuses", kAnyCipher,
      [](CipherEnv& e) { char v[] = "0"; OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_PADDING, v, 1), OSSL_PARAM_END};
                         return e.f.einit(e.ctx, kKey2, 16, kIv, 16, p); }},
@@ -763,30 +763,30 @@ const std::vector<CRow>& cipher_rows() {
      [](CipherEnv& e) { return e.f.cipher(nullptr, e.out(), &e.sink.outl, 64, msg(), 16); }},
 
     // set_ctx_params: all parameters are read before any is applied
-    {"set_ctx_params", "mid-message", kCMid, "num = 16", Outcome::kRefused, kErrInvalidNum,
+    {"set_ctx_params", "mid-message", kCMid, "num = 16", Outcome::kRefused, kErrFailedToGetParameter,
      "default accepts any num; CTR then reads keystream[num] past its block", kAnyCipher,
      [](CipherEnv& e) { unsigned v = 16; OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "num = UINT_MAX", Outcome::kRefused, kErrInvalidNum,
+    {"set_ctx_params", "mid-message", kCMid, "num = UINT_MAX", Outcome::kRefused, kErrFailedToGetParameter,
      "default accepts any num; CTR then reads keystream[num] past its block", kAnyCipher,
      [](CipherEnv& e) { unsigned v = UINT_MAX; OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "num as a size_t 2^32 + 1 (no unsigned int holds it)", Outcome::kRefused, kErrInvalidNum, nullptr, kAnyCipher,
+    {"set_ctx_params", "mid-message", kCMid, "num as a size_t 2^32 + 1 (no unsigned int holds it)", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { size_t v = (size_t{1} << 32) + 1; OSSL_PARAM p[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_NUM, &v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "num as int -1", Outcome::kRefused, kErrInvalidNum, nullptr, kAnyCipher,
+    {"set_ctx_params", "mid-message", kCMid, "num as int -1", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { int v = -1; OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_CIPHER_PARAM_NUM, &v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "num as an octet string", Outcome::kRefused, kErrInvalidNum, nullptr, kAnyCipher,
+    {"set_ctx_params", "mid-message", kCMid, "num as an octet string", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { unsigned v = 3; OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_NUM, &v, sizeof v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "padding as a UTF-8 string \"0\"", Outcome::kRefused, kErrInvalidParameter, nullptr, kAnyCipher,
+    {"set_ctx_params", "mid-message", kCMid, "padding as a UTF-8 string \"0\"", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { char v[] = "0"; OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_PADDING, v, 1), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "padding as an octet string", Outcome::kRefused, kErrInvalidParameter, nullptr, kAnyCipher,
+    {"set_ctx_params", "mid-message", kCMid, "padding as an octet string", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { unsigned v = 0; OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_PADDING, &v, sizeof v), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
-    {"set_ctx_params", "mid-message", kCMid, "padding 0 (good) with num as a UTF-8 string", Outcome::kRefused, kErrInvalidNum,
+    {"set_ctx_params", "mid-message", kCMid, "padding 0 (good) with num as a UTF-8 string", Outcome::kRefused, kErrFailedToGetParameter,
      "default applies padding 0 before it refuses num", kAnyCipher,
      [](CipherEnv& e) { unsigned z = 0; char v[] = "1";
                         OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &z), OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_NUM, v, 1), OSSL_PARAM_END};
@@ -801,13 +801,13 @@ const std::vector<CRow>& cipher_rows() {
                         return set_params(e, nullptr, p); }},
 
     // get_ctx_params, get_params
-    {"get_ctx_params", "mid-message", kCMid, "num into an octet string", Outcome::kRefused, kErrInvalidParameter, nullptr, kAnyCipher,
+    {"get_ctx_params", "mid-message", kCMid, "num into an octet string", Outcome::kRefused, kErrFailedToSetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_NUM, e.out(), 4), OSSL_PARAM_END};
                         return e.f.get_ctx_params(e.ctx, p); }},
-    {"get_ctx_params", "mid-message", kCMid, "updated IV into 8 bytes", Outcome::kRefused, kErrInvalidParameter, nullptr, kIvMode,
+    {"get_ctx_params", "mid-message", kCMid, "updated IV into 8 bytes", Outcome::kRefused, kErrFailedToSetParameter, nullptr, kIvMode,
      [](CipherEnv& e) { OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, e.out(), 8), OSSL_PARAM_END};
                         return e.f.get_ctx_params(e.ctx, p); }},
-    {"get_ctx_params", "mid-message", kCMid, "keylen into a UTF-8 string", Outcome::kRefused, kErrInvalidParameter, nullptr, kAnyCipher,
+    {"get_ctx_params", "mid-message", kCMid, "keylen into a UTF-8 string", Outcome::kRefused, kErrFailedToSetParameter, nullptr, kAnyCipher,
      [](CipherEnv& e) { OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_KEYLEN, e.out(), 16), OSSL_PARAM_END};
                         return e.f.get_ctx_params(e.ctx, p); }},
     {"get_ctx_params", "mid-message", kCMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kAnyCipher,

@@ -143,21 +143,40 @@ void final_digest(EVP_MD_CTX* ctx, unsigned char* out, size_t n, bool xof) {
     REQUIRE(len == n);
 }
 
-std::string take_errors() {
-    std::string out;
+std::string take_errors() { return take_error_codes().text; }
+
+ErrorCodes take_error_codes() {
+    ErrorCodes out;
     const char* file;
     const char* func;
     const char* data;
     int line, flags;
     unsigned long code;
     while ((code = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
+        out.codes.push_back(code);
         char buf[256];
         ERR_error_string_n(code, buf, sizeof buf);
-        out += buf;
-        if ((flags & ERR_TXT_STRING) && data) out += std::string(" (") + data + ")";
-        out += "\n";
+        out.text += buf;
+        if ((flags & ERR_TXT_STRING) && data) out.text += std::string(" (") + data + ")";
+        out.text += "\n";
     }
     return out;
+}
+
+bool is_openssl_error(unsigned long code, int lib, int reason) {
+    return code != 0 && ERR_GET_LIB(code) == lib && ERR_GET_REASON(code) == reason;
+}
+
+bool has_openssl_error(const ErrorCodes& errors, int lib, int reason) {
+    for (unsigned long code : errors.codes)
+        if (is_openssl_error(code, lib, reason)) return true;
+    return false;
+}
+
+bool has_hwaccel_error(const ErrorCodes& errors, unsigned int own_reason) {
+    for (unsigned long code : errors.codes)
+        if (static_cast<unsigned int>(ERR_GET_REASON(code)) == own_reason) return true;
+    return false;
 }
 
 bool shake_has_default_length() { return OpenSSL_version_num() < 0x30400000L; }

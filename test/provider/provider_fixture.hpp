@@ -39,6 +39,7 @@ public:
 
     OSSL_LIB_CTX* libctx() const { return libctx_; }
     OSSL_PROVIDER* hwaccel() const { return hwaccel_; }
+    OSSL_PROVIDER* default_provider() const { return default_; }
 
     // Fetches from hwaccel ("provider=hwaccel") or from default; REQUIREs
     // success and, for ours, that hwaccel really is the provider.
@@ -73,6 +74,30 @@ void final_digest(EVP_MD_CTX* ctx, unsigned char* out, size_t n, bool xof);
 
 // Empties OpenSSL's error queue into a string (for assertions on messages).
 std::string take_errors();
+
+// Empties OpenSSL's error queue: each error's code, oldest first, and all
+// the text (take_errors()'s) for messages.
+struct ErrorCodes {
+    std::vector<unsigned long> codes;
+    std::string text;
+    unsigned long last() const { return codes.empty() ? 0 : codes.back(); }
+};
+ErrorCodes take_error_codes();
+
+// Whether an error code is OpenSSL's (lib, reason), e.g. (ERR_LIB_PROV,
+// PROV_R_BAD_DECRYPT): what the default provider raises and hwaccel raises
+// for the same refusal.
+bool is_openssl_error(unsigned long code, int lib, int reason);
+// Whether the queue held that code.
+bool has_openssl_error(const ErrorCodes& errors, int lib, int reason);
+
+// Whether the queue held hwaccel's own reason (errors.hpp's Reason, one of
+// those with no OpenSSL equivalent). Matched by the reason number alone,
+// which no OpenSSL library uses: the library number is the one the core
+// handed this load of the module, and it wraps into OpenSSL's own after 128
+// loads in a process, so neither it nor the reason's string (looked up
+// under it) may be relied on.
+bool has_hwaccel_error(const ErrorCodes& errors, unsigned int own_reason);
 
 // Whether the running libcrypto gives SHAKE a default output length
 // (OpenSSL 3.0-3.3 do; 3.4 and later do not).

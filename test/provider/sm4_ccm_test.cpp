@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/proverr.h>
 
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -323,7 +324,8 @@ TEST_CASE("SM4-CCM at its paths' edges (96 and 2032 bytes): AAD or not, copies, 
                 tag[rng.below(tag.size())] ^= static_cast<uint8_t>(1u << rng.below(8));
                 o = open(ours.get(), t, got.ct, tag, in_place);
                 CHECK_FALSE(o.ok);
-                CHECK_THAT(take_errors(), Catch::Contains("bad decrypt"));
+                // The default provider's code for a CCM update it refuses.
+                CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED));
                 CHECK(o.out == (in_place ? got.ct : Bytes(len + 16, 0xee)));
             }
     }
@@ -353,7 +355,8 @@ TEST_CASE("SM4-CCM: tampered tag, ciphertext or AAD fails and releases nothing",
                 if (what == 2) bad.aad[rng.below(bad.aad.size())] ^= bit;
                 Opened o = open(ours.get(), bad, ct, tag, in_place);
                 CHECK_FALSE(o.ok);
-                CHECK_THAT(take_errors(), Catch::Contains("bad decrypt"));
+                // The default provider's code for a CCM update it refuses.
+                CHECK(is_openssl_error(take_error_codes().last(), ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED));
                 // Nothing written: the sentinels, or in place the ciphertext, remain.
                 Bytes expect = in_place ? ct : Bytes(ct.size() + 16, 0xee);
                 CHECK(o.out == expect);

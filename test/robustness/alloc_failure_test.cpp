@@ -4,8 +4,9 @@
 // allocation granted, counting them (K); then once for every N in 1..K with
 // the Nth allocation refused, and once more for every N with the Nth and all
 // later ones refused. Every operation must either succeed with the right
-// output or fail with an error on the queue (hwaccel's own "out of memory"
-// when the refused allocation was the provider's); nothing may crash or leak
+// output or fail with an error on the queue (hwaccel's malloc failure, the
+// default provider's code ERR_R_MALLOC_FAILURE in library PROV, when the
+// refused allocation was the provider's); nothing may crash or leak
 // (the allocator counts live blocks; the ASan build adds LeakSanitizer).
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -50,12 +51,13 @@ public:
         if (refused.count > 0) last_site_ = refused.first_site;
         if (ok) return true;
         ++failed_steps_;
-        std::string errors = take_errors();
+        const ErrorCodes taken = take_error_codes();
+        const std::string& errors = taken.text;
         if (lenient_) return false;
         if (refused.count == 0)
             complain(what + " failed though none of its allocations was refused: " + errors);
-        else if (refused.in_provider && errors.find("out of memory") == std::string::npos)
-            complain(what + " failed on hwaccel's allocation without hwaccel's out-of-memory error: [" +
+        else if (refused.in_provider && !has_openssl_error(taken, ERR_LIB_PROV, ERR_R_MALLOC_FAILURE))
+            complain(what + " failed on hwaccel's allocation without hwaccel's malloc-failure error: [" +
                      errors + "] (first refused: " + refused.first_site + ")");
         else if (errors.empty() && !silent_ok)
             complain(what + " failed with no error on the queue (refused " + refused.first_site + ")");
