@@ -5,15 +5,18 @@ set -euo pipefail
 # clang-14 and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh).
 # libgcrypt20-dev: scripts/bench.py's libgcrypt column, and the SM4-GCM
 # differential test's reference on OpenSSL 3.0 (test/provider/sm4_gcm_evp_test.cpp).
+# python3-cryptography: pyca/cryptography in the CLI suite (test/cli/pyca_check.py,
+# run with /usr/bin/python3 whatever python3 is on PATH).
 packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox
-          clang-14 libclang-rt-14-dev libgcrypt20-dev)
+          clang-14 libclang-rt-14-dev libgcrypt20-dev python3-cryptography)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# A python3 outside dpkg (pyenv, say) does as well.
+# A python3 outside dpkg (pyenv, say) does as well (only the exact name:
+# python3-cryptography is still needed).
 if command -v python3 >/dev/null; then
-    missing=("${missing[@]/python3/}")
+    missing=($(printf '%s\n' "${missing[@]}" | grep -vx 'python3' || true))
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 if [ "${#missing[@]}" -gt 0 ]; then

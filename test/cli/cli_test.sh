@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The openssl command line, Python's hashlib and TLS with hwaccel, compared
-# with OpenSSL's default provider.
+# The openssl command line, Python's hashlib, pyca/cryptography and TLS with
+# hwaccel, compared with OpenSSL's default provider.
 #
 # `openssl dgst` activates the default provider before it reads -provider, so
 # a command that merely succeeds proves nothing: every hwaccel command also
@@ -116,10 +116,10 @@ if [ $? -eq 0 ] && grep -Eq '^sha256 +[0-9.]+k' <<<"$out"; then ok; else bad "sp
 # With a strict config (default_properties = provider=hwaccel) hashlib gets an
 # OpenSSL object only if hwaccel serves the digest; otherwise it silently
 # falls back to its built-in code (shown by the broken-module control).
+sed 's/^default_properties = ?provider=hwaccel/default_properties = provider=hwaccel/' \
+    "$config" >"$work/strict.cnf"
+sed 's#^module = .*#module = /nonexistent/hwaccel.so#' "$work/strict.cnf" >"$work/broken.cnf"
 if command -v python3 >/dev/null; then
-    sed 's/^default_properties = ?provider=hwaccel/default_properties = provider=hwaccel/' \
-        "$config" >"$work/strict.cnf"
-    sed 's#^module = .*#module = /nonexistent/hwaccel.so#' "$work/strict.cnf" >"$work/broken.cnf"
     py='import hashlib
 for n in ("sha1", "sha224", "sha256", "sha3_256", "sha3_512", "shake_128"):
     h = hashlib.new(n, b"abc")
@@ -133,6 +133,44 @@ for n in ("sha1", "sha224", "sha256", "sha3_256", "sha3_512", "shake_128"):
     if [ "$control" != "_hashlib" ]; then ok; else bad "hashlib control used OpenSSL without hwaccel"; fi
 else
     echo "note: python3 not found; hashlib check not run"
+fi
+
+# --- pyca/cryptography (Debian's python3-cryptography) -----------------------
+# Debian's package lives in /usr/bin/python3's dist-packages; the python3 on
+# PATH may be another interpreter (pyenv). It links the system libcrypto, so
+# it applies only when that is the OpenSSL this run tests (not under
+# scripts/test-against.sh with another release).
+pyca_python=${PYCA_PYTHON:-/usr/bin/python3}
+pyca_check=$(dirname "$0")/pyca_check.py
+library_of() { sed -n 's/.*(Library: \(.*\))$/\1/p; t; p' <<<"$1"; }
+if ! pyca_lib=$(OPENSSL_CONF=/dev/null "$pyca_python" -c 'import cryptography
+from cryptography.hazmat.backends.openssl.backend import backend
+print(backend.openssl_version_text())' 2>/dev/null); then
+    echo "note: $pyca_python cannot import cryptography (apt-get install python3-cryptography); check not run"
+elif [ "$pyca_lib" != "$(library_of "$("$openssl" version)")" ]; then
+    echo "note: cryptography uses $pyca_lib, this run tests $("$openssl" version); pyca/cryptography check not run"
+else
+    # Without hwaccel (no config: default only), then with hwaccel preferred
+    # by the build's config; each run also checks that the provider it
+    # expects served every context (exit status), so they cannot both have
+    # used the same one.
+    want=$(OPENSSL_CONF=/dev/null "$pyca_python" "$pyca_check" default 2>"$work/pyca.err")
+    if [ $? -eq 0 ]; then ok; else bad "pyca_check.py without hwaccel: $(cat "$work/pyca.err")"; fi
+    got=$(OPENSSL_CONF=$config "$pyca_python" "$pyca_check" hwaccel 2>"$work/pyca.err")
+    if [ $? -eq 0 ]; then ok; else bad "pyca_check.py with hwaccel: $(cat "$work/pyca.err")"; fi
+    grep '^note:' "$work/pyca.err"
+    if [ -n "$got" ] && [ "$got" == "$want" ]; then ok; else
+        bad "pyca/cryptography with hwaccel differs from default: $(diff <(echo "$want") <(echo "$got") | head -20)"
+    fi
+    # The strict config: cryptography's own hash contexts get hwaccel's
+    # digests and are refused the ones it lacks; the broken module refuses all.
+    got=$(OPENSSL_CONF=$work/strict.cnf "$pyca_python" "$pyca_check" --probe 2>&1)
+    want=$(OPENSSL_CONF=/dev/null "$pyca_python" "$pyca_check" --probe 2>&1)
+    want=$(sed -E 's/^(sha384|sha512) .*/\1 refused: InternalError/' <<<"$want")
+    expect_same "pyca/cryptography strict config probe" "$got" "$want"
+    got=$(OPENSSL_CONF=$work/broken.cnf "$pyca_python" "$pyca_check" --probe 2>&1)
+    if [ "$(grep -c 'refused: InternalError$' <<<"$got")" -eq 5 ]; then ok; else
+        bad "pyca/cryptography probe with the broken config: $got"; fi
 fi
 
 # --- TLS: s_server and s_client with the example config ---------------------
