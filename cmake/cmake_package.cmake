@@ -45,13 +45,17 @@ target_link_libraries(hwaccel_static INTERFACE
 # as one that finds the installed package.
 add_library(hwaccel::hwaccel ALIAS hwaccel_static)
 
-install(EXPORT hwaccelTargets NAMESPACE hwaccel:: DESTINATION ${_hwaccel_cmakedir}
-  COMPONENT dev)
+if(HWACCEL_INSTALL)
+  install(EXPORT hwaccelTargets NAMESPACE hwaccel:: DESTINATION ${_hwaccel_cmakedir}
+    COMPONENT dev)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hwaccelConfig.cmake.in
   ${PROJECT_BINARY_DIR}/hwaccelConfig.cmake INSTALL_DESTINATION ${_hwaccel_cmakedir})
 # 0.x: a minor version may change what the package offers.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/hwaccelConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/hwaccelConfig.cmake
-  ${PROJECT_BINARY_DIR}/hwaccelConfigVersion.cmake
-  DESTINATION ${_hwaccel_cmakedir} COMPONENT dev)
+if(HWACCEL_INSTALL)
+  install(FILES ${PROJECT_BINARY_DIR}/hwaccelConfig.cmake
+    ${PROJECT_BINARY_DIR}/hwaccelConfigVersion.cmake
+    DESTINATION ${_hwaccel_cmakedir} COMPONENT dev)
+endif()
