@@ -38,6 +38,7 @@
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
+#include "repeated_params.hpp"
 
 namespace hwaccel {
 
@@ -205,18 +206,6 @@ public:
         {0, nullptr},
     };
 };
-
-// OpenSSL 3.6+'s refusal of a request that names a parameter twice, where
-// the running OpenSSL's default provider makes it: true (error raised) if
-// params names one of `keys` twice.
-inline bool refuse_repeated(const ProvCtx* prov, const OSSL_PARAM* params,
-                            params::KeyGroups keys) {
-    if (!refuses_repeated_params()) return false;
-    const char* key = params::repeated(params, keys);
-    if (key == nullptr) return false;
-    raise_error(prov, kErrRepeatedParameter, "param %s is repeated", key);
-    return true;
-}
 
 // The generic cipher's gettable keys (its list and "tls-mac").
 inline bool refuse_repeated_generic_get(const ProvCtx* prov, const OSSL_PARAM* params) {

@@ -33,6 +33,7 @@
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
+#include "repeated_params.hpp"
 
 namespace hwaccel {
 
@@ -121,12 +122,8 @@ class DigestDispatch {
     [[gnu::noinline]] static bool search_xoflen(const Ctx* ctx, const OSSL_PARAM params[],
                                                 size_t& len) {
         if constexpr (Algo::kXof) {
-            if (refuses_repeated_params()) {
-                if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}})) {
-                    raise_error(ctx->prov, kErrRepeatedParameter, "param %s is repeated", key);
-                    return false;
-                }
-            }
+            if (refuse_repeated(ctx->prov, params, {{OSSL_DIGEST_PARAM_XOFLEN, OSSL_DIGEST_PARAM_SIZE}}))
+                return false;
             // "size" is an alias of "xoflen" (OpenSSL 3.4+).
             const OSSL_PARAM* p = params::locate(params, OSSL_DIGEST_PARAM_XOFLEN);
             if (p == nullptr) p = params::locate(params, OSSL_DIGEST_PARAM_SIZE);
@@ -353,12 +350,7 @@ class DigestDispatch {
     static int get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr) return 0;
-        if (refuses_repeated_params()) {
-            if (const char* key = params::repeated(params, {{OSSL_DIGEST_PARAM_XOFLEN}, {OSSL_DIGEST_PARAM_SIZE}})) {
-                raise_error(ctx->prov, kErrRepeatedParameter, "param %s is repeated", key);
-                return 0;
-            }
-        }
+        if (refuse_repeated(ctx->prov, params, {{OSSL_DIGEST_PARAM_XOFLEN}, {OSSL_DIGEST_PARAM_SIZE}})) return 0;
         const bool ok = params::set_size(params, OSSL_DIGEST_PARAM_XOFLEN, ctx->xoflen) &&
                         params::set_size(params, OSSL_DIGEST_PARAM_SIZE, ctx->xoflen);
         // FAILED_TO_GET_PARAMETER: the default SHAKE's code here.
