@@ -280,11 +280,24 @@ TEST_CASE("SM4-XTS: each update is one data unit under the IV; final adds nothin
     unsigned char got_iv[16] = {};
     REQUIRE(EVP_CIPHER_CTX_get_updated_iv(copy.get(), got_iv, 16) == 1);
     CHECK(Bytes(got_iv, got_iv + 16) == iv);
-    // The maximum data unit, 2^20 blocks, is accepted.
-    Bytes big(kMaxUnit, 0x5a);
-    REQUIRE(EVP_EncryptInit_ex2(copy.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
-    CHECK(EVP_EncryptUpdate(copy.get(), big.data(), &outl, big.data(), static_cast<int>(big.size())) == 1);
+}
+
+// Its own case (tag xts-bulk): 16 MiB is a million blocks, which the GFNI
+// instruction model's suites (a trap per instruction) leave out.
+TEST_CASE("SM4-XTS: the largest data unit, 2^20 blocks, is accepted", "[cipher][xts][xts-bulk]") {
+    LoadedProvider prov;
+    CipherPtr ours = prov.cipher("SM4-XTS");
+    Lcg rng(2022);
+    Bytes key = rng.bytes(32), iv = rng.bytes(16);
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(ctx.get(), ours.get(), key.data(), iv.data(), nullptr) == 1);
+    const Bytes plain = rng.bytes(kMaxUnit);
+    Bytes big = plain;  // in place
+    int outl = 0;
+    REQUIRE(EVP_EncryptUpdate(ctx.get(), big.data(), &outl, big.data(), static_cast<int>(big.size())) == 1);
     CHECK(static_cast<size_t>(outl) == big.size());
+    CipherPtr ecb = prov.default_cipher("SM4-ECB");
+    CHECK(big == reference_xts(ecb.get(), true, false, key, iv, plain));  // "GB", the default standard
 }
 
 TEST_CASE("SM4-XTS refuses bad input with an error and writes nothing", "[cipher][xts]") {
