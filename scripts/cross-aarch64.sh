@@ -44,7 +44,8 @@ start=$(date +%s)
 . "$top/scripts/cross-common.sh"
 
 # ---- 1.-2. tools, staging tree, configure and build
-cross_build arm64 aarch64-linux-gnu arm64 aarch64-toolchain.cmake HWACCEL_AARCH64_SYSROOT arm64_tests arm64_evp_tests
+cross_build arm64 aarch64-linux-gnu arm64 aarch64-toolchain.cmake HWACCEL_AARCH64_SYSROOT \
+    hwaccel_arm64_tests hwaccel_arm64_evp_tests
 qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
 
 # ---- 3. emulated runs

@@ -91,7 +91,7 @@ cross_start_run() {
 # cross_build LABEL TRIPLET DEBIAN_ARCH TOOLCHAIN SYSROOT_VARIABLE TESTS EVP_TESTS:
 # installs the tools, stages Catch2 (and, with evp=1, Debian's OpenSSL for
 # DEBIAN_ARCH) under $dir/sysroot, configures $dir with cmake/TOOLCHAIN and
-# builds TESTS (plus the module and EVP_TESTS with evp=1). Reads top, dir and
+# builds the targets TESTS (plus the module and EVP_TESTS with evp=1). Reads top, dir and
 # evp; sets sysroot, build_time and cross_dir; no core files after it (the
 # guard-page tests crash child processes on purpose).
 cross_build() {

@@ -47,7 +47,8 @@ start=$(date +%s)
 . "$top/scripts/cross-common.sh"
 
 # ---- 1.-2. tools, staging tree, configure and build
-cross_build s390x s390x-linux-gnu s390x s390x-toolchain.cmake HWACCEL_S390X_SYSROOT s390x_tests s390x_evp_tests
+cross_build s390x s390x-linux-gnu s390x s390x-toolchain.cmake HWACCEL_S390X_SYSROOT \
+    hwaccel_s390x_tests hwaccel_s390x_evp_tests
 qemu=(qemu-s390x-static -L /usr/s390x-linux-gnu)
 
 # ---- 3. emulated runs

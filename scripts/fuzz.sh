@@ -22,7 +22,7 @@ targets=${FUZZ_TARGETS:-sha_fuzz sha3_fuzz sm4_fuzz aead_fuzz dispatch_fuzz}
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
     CXX=clang++-14 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_FUZZ=ON \
         -DHWACCEL_FUZZ_SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}" >/dev/null
-    cmake --build "$dir" --target fuzz_targets hwaccel-engines -j"$(nproc)" >/dev/null
+    cmake --build "$dir" --target hwaccel_fuzz_targets hwaccel-engines -j"$(nproc)" >/dev/null
 fi
 
 # "family engine" for every engine this CPU can run.

@@ -21,7 +21,7 @@ echo "== hwaccel built against OpenSSL $version ($prefix)"
 # Only what the two suites below (and openssl-evp-test.sh) use: the module,
 # the EVP suite and hwaccel-engines; the backend suites do not involve OpenSSL.
 PKG_CONFIG_PATH=$libdir/pkgconfig cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target hwaccel provider_tests hwaccel-engines
+cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_provider_tests hwaccel-engines
 # The test binaries find that libcrypto through their build RPATH. The CLI
 # suite gets a wrapper for that openssl binary: exporting LD_LIBRARY_PATH to
 # everything would hand the other libcrypto to unrelated programs (ctest

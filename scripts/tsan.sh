@@ -19,7 +19,7 @@ dir=${1:-$top/build-tsan}
 prefix=${2:-}
 
 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_SANITIZE=thread >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target hwaccel thread_race_tests load_tests >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_thread_race_tests hwaccel_load_tests >/dev/null
 dir=$(cd "$dir" && pwd)
 
 # Every report, not just the first; exit code 66 if there was any. The
