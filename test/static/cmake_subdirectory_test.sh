@@ -11,7 +11,13 @@
 # though the consumer's BUILD_TESTING is on) and the consumer's `cmake
 # --install` holds the consumer's program alone (HWACCEL_INSTALL off); with
 # -DHWACCEL_INSTALL=ON it also holds hwaccel's files, those of the dev
-# component the same as BUILD_DIR's, and the installed module loads.
+# component the same as BUILD_DIR's, and the installed module loads. Last,
+# with -DHWACCEL_BUILD_TESTS=ON hwaccel's tests must configure beside the
+# consumer's own targets named as hwaccel's tests once were (backend_tests,
+# provider_tests, load_tests, gcm_mode_tests, static_link_test: target names
+# are global to a build, hwaccel's are hwaccel_*), and hwaccel's
+# static_link_test must build (hwaccel_static_link_test, file name
+# unchanged) and pass under its ctest name.
 #
 # usage: cmake_subdirectory_test.sh BUILD_DIR SOURCE_DIR CC CXX static_link_test.c [OPENSSL_ROOT_DIR]
 set -euo pipefail
@@ -114,4 +120,26 @@ if command -v openssl >/dev/null; then
     loaded="the module loads"
 fi
 echo "with HWACCEL_INSTALL=ON: $(echo "$files" | wc -l) files installed, $loaded," \
+     "in $(( $(date +%s) - start )) s"
+
+# hwaccel's tests on, beside the consumer's own backend_tests and the rest:
+# a name clash stops the configure. About 3 s: the archive is built already.
+start=$(date +%s)
+if ! { cmake "$tmp/app" -DHWACCEL_BUILD_TESTS=ON &&
+       cmake --build "$tmp/app" -j1 --target hwaccel_static_link_test backend_tests; } \
+        >"$tmp/tests-on.log" 2>&1; then
+    cat "$tmp/tests-on.log"
+    echo "FAIL: with HWACCEL_BUILD_TESTS=ON the consumer does not configure or build beside its own" \
+         "targets named backend_tests, provider_tests, load_tests, gcm_mode_tests, static_link_test"
+    exit 1
+fi
+grep -q "hwaccel_consumer own backend_tests" "$tmp/tests-on.log" ||
+    { cat "$tmp/tests-on.log"; echo "FAIL: backend_tests is not the consumer's own target"; exit 1; }
+[ -x "$tmp/app/hwaccel/test/static/static_link_test" ] ||
+    { echo "FAIL: hwaccel's static_link_test is not at hwaccel/test/static/static_link_test"; exit 1; }
+(cd "$tmp/app/hwaccel" && ctest --output-on-failure -R '^static_link_test$') >"$tmp/ctest.log" 2>&1 &&
+    grep -q 'tests failed out of 1$' "$tmp/ctest.log" ||
+    { cat "$tmp/ctest.log"; echo "FAIL: hwaccel's static_link_test does not pass under ctest"; exit 1; }
+n=$(cd "$tmp/app/hwaccel" && ctest -N | sed -n 's/^Total Tests: //p')
+echo "with HWACCEL_BUILD_TESTS=ON: $n hwaccel tests configured beside the consumer's own targets, static_link_test passed," \
      "in $(( $(date +%s) - start )) s"
