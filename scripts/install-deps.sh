@@ -7,8 +7,9 @@ set -euo pipefail
 # differential test's reference on OpenSSL 3.0 (test/provider/sm4_gcm_evp_test.cpp).
 # python3-cryptography: pyca/cryptography in the CLI suite (test/cli/pyca_check.py,
 # run with /usr/bin/python3 whatever python3 is on PATH).
+# groff-base and man-db: the man pages' test (test/man) and the package test's man -w.
 packages=(cmake g++ make pkg-config libssl-dev openssl catch2 python3 valgrind gnuplot-nox
-          clang-14 libclang-rt-14-dev libgcrypt20-dev python3-cryptography)
+          clang-14 libclang-rt-14-dev libgcrypt20-dev python3-cryptography groff-base man-db)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
