@@ -3,8 +3,9 @@
 #   hwaccel (component runtime): hwaccel.so into the modules directory of the
 #     OpenSSL it was built against (HWACCEL_MODULESDIR, the multiarch
 #     ossl-modules directory that `openssl version -m` names),
-#     hwaccel-engines into /usr/bin, the example config and the docs under
-#     /usr/share/doc/hwaccel;
+#     hwaccel-engines into /usr/bin, the man pages hwaccel-engines(1) and
+#     hwaccel(7) (man/, gzipped) into /usr/share/man, the example config and
+#     the docs under /usr/share/doc/hwaccel;
 #   hwaccel-dev (component dev): libhwaccel.a, hwaccel/hwaccel_provider.h,
 #     hwaccel.pc and the CMake package (<libdir>/cmake/hwaccel,
 #     cmake/cmake_package.cmake), for linking the provider into a program
@@ -19,7 +20,7 @@
 # for 4.0), an OpenSSL whose core can load it.
 
 # Nothing is installed but these, so `cpack` needs only hwaccel,
-# hwaccel_static and hwaccel-engines built (the tests are not part of "install").
+# hwaccel_static, hwaccel-engines and hwaccel_man built (the tests are not part of "install").
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 install(FILES ${PROJECT_SOURCE_DIR}/openssl.cnf.example ${PROJECT_SOURCE_DIR}/README.md
   DESTINATION share/doc/hwaccel)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the Debian packages (CPack, cmake/packaging.cmake) from a Release
 # build against the system's OpenSSL, and prints their paths, one a line:
-# hwaccel (the module, hwaccel-engines, docs), then hwaccel-dev (libhwaccel.a,
+# hwaccel (the module, hwaccel-engines, its man pages, docs), then hwaccel-dev (libhwaccel.a,
 # its header, hwaccel.pc, the CMake package).
 #
 #   scripts/package.sh [BUILD_DIR]           # default: build/
 #   sudo apt-get install ./hwaccel_*.deb     # what a user then runs
 #
-# Only hwaccel.so, libhwaccel.a and hwaccel-engines are (re)built: in a build
+# Only hwaccel.so, libhwaccel.a, hwaccel-engines and the compressed man
+# pages are (re)built: in a build
 # tree the test command already built, that is nothing, and the packages take
 # seconds.
 set -euo pipefail
@@ -22,7 +23,7 @@ mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 # --install` of it goes where it went before (not into the package's paths).
 old_prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null || true)
 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_static hwaccel-engines >&2
+cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_static hwaccel-engines hwaccel_man >&2
 rm -rf "$dir/package"
 (cd "$dir" && cpack -G DEB -B "$dir/package" >&2)
 cmake -S "$top" -B "$dir" -DCMAKE_INSTALL_PREFIX="${old_prefix:-/usr/local}" >/dev/null

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Debian packages as a user meets them: `apt-get install ./hwaccel_*.deb`,
 # the provider found by name alone (no -provider-path: the module is in the
-# directory `openssl version -m` names), a digest served by it; with
+# directory `openssl version -m` names), a digest served by it, the man pages
+# hwaccel-engines(1) and hwaccel(7) found by man -w (gzipped, as Debian
+# ships them); with
 # hwaccel-dev, test/static/static_link_test.c compiled by the C compiler with
 # what `pkg-config --cflags --libs hwaccel` says and run, and built again by
 # the C-only CMake project test/static/cmake_consumer (find_package(hwaccel)
@@ -49,8 +51,10 @@ dpkg-deb --field "$deb" Package Version Architecture Depends
 dpkg-deb --field "$deb" Depends | grep -Eq '(^|, )libssl3 \(>= 3\.0\.0\) \| libssl3t64 \(>= 3\.0\.0\) \| libssl4(,|$)' \
     || bad "Depends does not offer libssl3 | libssl3t64 | libssl4"
 dpkg-deb --contents "$deb" | awk '{print $NF}' | grep -v '/$' | sed 's|^\./|/|' >"$work/files"
+man1=/usr/share/man/man1/hwaccel-engines.1.gz
+man7=/usr/share/man/man7/hwaccel.7.gz
 for f in "$modules/hwaccel.so" /usr/bin/hwaccel-engines /usr/share/doc/hwaccel/openssl.cnf.example \
-         /usr/share/doc/hwaccel/README.md /usr/share/doc/hwaccel/docs/DESIGN.md; do
+         /usr/share/doc/hwaccel/README.md /usr/share/doc/hwaccel/docs/DESIGN.md "$man1" "$man7"; do
     grep -qx "$f" "$work/files" || bad "the package lacks $f"
 done
 # The static library, its header, hwaccel.pc and the CMake package are
@@ -90,6 +94,27 @@ want=$(openssl dgst -sha256 -r "$work/abc" 2>&1)
 echo "hwaccel: $got"
 [ -n "$got" ] && [ "${got%% *}" = "${want%% *}" ] || bad "sha256 through the installed hwaccel: '$got' != '$want'"
 hwaccel-engines >/dev/null 2>&1 || bad "hwaccel-engines does not run"
+
+echo "== man pages"
+for page in "$man1" "$man7"; do
+    gzip -t "$page" 2>/dev/null || bad "$page is missing or not gzip"
+done
+if command -v man >/dev/null; then
+    # man-db's own lookup, as a user's `man hwaccel-engines` and `man 7 hwaccel`.
+    got1=$(man -w hwaccel-engines 2>&1)
+    got7=$(man -w 7 hwaccel 2>&1)
+    echo "man -w hwaccel-engines: $got1"
+    echo "man -w 7 hwaccel: $got7"
+    [ "$got1" = "$man1" ] || bad "man -w hwaccel-engines gives '$got1', not $man1"
+    [ "$got7" = "$man7" ] || bad "man -w 7 hwaccel gives '$got7', not $man7"
+    # They render without a warning from the installed files.
+    for page in "$man1" "$man7"; do
+        warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null)
+        [ -z "$warnings" ] || bad "man --warnings -l $page: $warnings"
+    done
+else
+    echo "no man (man-db) here: the pages checked by path only"
+fi
 
 if [ -n "$dev" ]; then
     echo "== hwaccel-dev: a C program linked with libhwaccel.a through pkg-config"

@@ -89,18 +89,19 @@ echo "installed by the consumer: $files"
 [ "$files" = ".$prefix/bin/static_link_test" ] ||
     { echo "FAIL: the consumer's install holds other files than its program"; exit 1; }
 
-# -DHWACCEL_INSTALL=ON: the module and hwaccel-engines (built now), and the
+# -DHWACCEL_INSTALL=ON: the module, hwaccel-engines and its man pages (built now), and the
 # dev component as BUILD_DIR installs it (in $tmp/prefix above).
 start=$(date +%s)
 if ! { cmake "$tmp/app" -DHWACCEL_INSTALL=ON &&
-       cmake --build "$tmp/app" -j1 --target hwaccel hwaccel-engines; } >"$tmp/build-on.log" 2>&1; then
+       cmake --build "$tmp/app" -j1 --target hwaccel hwaccel-engines hwaccel_man; } >"$tmp/build-on.log" 2>&1; then
     cat "$tmp/build-on.log"; echo "FAIL: the consumer does not configure or build with HWACCEL_INSTALL=ON"; exit 1
 fi
 DESTDIR=$tmp/on cmake --install "$tmp/app" >"$tmp/install-on.log"
 modulesdir=$(sed -n 's/^HWACCEL_MODULESDIR:PATH=//p' "$tmp/app/CMakeCache.txt")
 dev=$(cd "$tmp/prefix" && find . ! -type d | sed 's|^\./||')
 expected=$( { printf '%s\n' ".$prefix/bin/static_link_test" ".$prefix/bin/hwaccel-engines" \
-                  ".$modulesdir/hwaccel.so"; printf ".$prefix/%s\n" $dev; } | sort)
+                  ".$modulesdir/hwaccel.so" ".$prefix/share/man/man1/hwaccel-engines.1.gz" \
+                  ".$prefix/share/man/man7/hwaccel.7.gz"; printf ".$prefix/%s\n" $dev; } | sort)
 files=$(cd "$tmp/on" && find . ! -type d | sort)
 if [ "$files" != "$expected" ]; then
     diff <(echo "$expected") <(echo "$files") || true
