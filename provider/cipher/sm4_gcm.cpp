@@ -2,7 +2,7 @@
 // provider's GCM in OpenSSL 3.6/4.0 (ciphercommon_gcm.c): IV states (an IV
 // is used for one message only), tag get/set, AAD through update with a NULL
 // output, the TLS record parameters, a random IV when encryption starts
-// without one. Differences, all refusals where the default provider would
+// (or its IV is asked for) without one. Differences, all refusals where the default provider would
 // misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV
 // or a "tlsivgen" into an empty buffer, update or final after a failed tag
 // check (until a new IV); a new key mid-message restarts it from its IV.
@@ -357,6 +357,7 @@ struct Sm4Gcm {
             ctx->iv_len = ivlen;
             std::memcpy(ctx->iv, iv, ivlen);
             ctx->iv_state = IvState::kBuffered;
+            ctx->iv_gen_rand = false;  // the caller's IV: "iv-generated" reads 0 again
         }
         if (key != nullptr) {
             sm4_gcm_set_key(ctx->gcm, key);
@@ -424,9 +425,15 @@ struct Sm4Gcm {
                 ok = hwaccel::params::set_size_t(p, ctx->tag_len != 0 ? ctx->tag_len : kTagLen);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IV) == 0 ||
                        std::strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) {
-                // GCM has no updated IV: both are the message's IV.
-                if (ctx->iv_state == IvState::kUnset) return 0;
-                if (p->data_size < ctx->iv_len) {
+                // GCM has no updated IV: both are the message's IV. An
+                // encryption asked for it before it has one draws it now, as
+                // its first update would (the default's on_preupdate_generate_iv),
+                // so the caller can learn it first; not for a pending TLS record.
+                if (ctx->iv_state == IvState::kUnset &&
+                    (ctx->tls_aad_set || !ctx->encrypting || !generate_iv(ctx)))
+                    return 0;
+                // NULL data: a size query.
+                if (p->data != nullptr && p->data_size < ctx->iv_len) {
                     raise_error(ctx->prov, kErrInvalidIvLength, "the IV is %zu bytes",
                                 ctx->iv_len);
                     return 0;

@@ -683,3 +683,120 @@ TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[g
     Result again = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
     CHECK(again.ok);
 }
+
+namespace {
+
+// "iv-generated" of a context.
+unsigned int iv_generated(EVP_CIPHER_CTX* ctx) {
+    unsigned int generated = 7;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(ctx, q) == 1);
+    return generated;
+}
+
+}  // namespace
+
+// The default provider's on_preupdate_generate_iv (ciphercommon_gcm.c): an
+// encryption without an IV that is asked for it draws it then, so the
+// caller can learn the IV before sending anything; the message uses it.
+TEST_CASE("SM4-GCM: the IV asked for before encryption starts is drawn then and used",
+          "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(38);
+    const Bytes key = rng.bytes(16), msg = rng.bytes(40);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, key.data(), nullptr, nullptr) == 1);
+        Bytes iv(12), again(12), updated(12);
+        REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), iv.data(), iv.size()) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_CIPHER_CTX_get_updated_iv(enc.get(), updated.data(), updated.size()) == 1);
+        CHECK(updated == iv);
+        Bytes ct(msg.size()), tag(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), 40) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), again.data(), again.size()) == 1);
+        CHECK(again == iv);
+        Result d = run(c, false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+        CHECK(d.ok);
+        CHECK(d.text == msg);
+
+        // Decryption has no IV to give; nor has a TLS record before its update.
+        CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_DecryptInit_ex2(dec.get(), c, key.data(), nullptr, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(dec.get(), iv.data(), iv.size()) != 1);
+        CipherCtxPtr tls(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(tls.get(), c, key.data(), nullptr, nullptr) == 1);
+        unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(tls.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(tls.get(), iv.data(), iv.size()) != 1);
+        // Too short an IV length to draw one (under 96 bits).
+        CipherCtxPtr short_iv(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(short_iv.get(), c, key.data(), nullptr, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(short_iv.get(), EVP_CTRL_AEAD_SET_IVLEN, 8, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(short_iv.get(), iv.data(), 8) != 1);
+        ERR_clear_error();
+    }
+}
+
+TEST_CASE("SM4-GCM: an IV given at init is not a generated one", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(39);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), fixed = rng.bytes(4), msg = rng.bytes(16);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, key.data(), nullptr, nullptr) == 1);
+        Bytes out(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), out.data(), &outl) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(iv_generated(enc.get()) == 0);
+        // The same after a TLS fixed IV whose invocation field came from RAND.
+        Bytes f = fixed;
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, key.data(), iv.data(), nullptr) == 1);
+        CHECK(iv_generated(enc.get()) == 0);
+    }
+}
+
+// OSSL_PARAM's size query: NULL data asks how many bytes the answer takes.
+TEST_CASE("SM4-GCM: the IV and the tag answer a size query (NULL data)", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(40);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(16), msg = rng.bytes(16);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, nullptr, nullptr, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 16, nullptr) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, key.data(), iv.data(), nullptr) == 1);
+        for (const char* key_name : {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV}) {
+            OSSL_PARAM q[] = {OSSL_PARAM_construct_octet_string(key_name, nullptr, 0), OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+            CHECK(q[0].return_size == 16);
+        }
+        Bytes out(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), out.data(), &outl) == 1);
+        // A prefix of the tag is asked for by its length.
+        OSSL_PARAM q[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 8),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+        CHECK(q[0].return_size == 8);
+        ERR_clear_error();
+    }
+}
