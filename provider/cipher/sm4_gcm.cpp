@@ -352,6 +352,26 @@ struct Sm4Gcm {
                         kMaxIvLen, ivlen);
             return 0;
         }
+        // set_ctx_params applies its parameters in order, as the default's
+        // does; init is whole or not at all (README: a refused init keeps
+        // the context as it was; the default's has installed key, IV and
+        // direction by then). The copy holds the key schedule: wiped, and
+        // the registers it went through cleared.
+        if (params != nullptr && params->key != nullptr) {
+            GcmCtx before;
+            std::memcpy(&before, ctx, sizeof before);
+            const int ok = apply_init(ctx, key, iv, ivlen, params, encrypt);
+            if (!ok) std::memcpy(ctx, &before, sizeof *ctx);
+            hwaccel::wipe(&before, sizeof before);
+            clear_vector_registers();
+            return ok;
+        }
+        return apply_init(ctx, key, iv, ivlen, params, encrypt);
+    }
+
+    // init's changes, its arguments checked.
+    static int apply_init(Ctx* ctx, const unsigned char* key, const unsigned char* iv, size_t ivlen,
+                          const OSSL_PARAM params[], bool encrypt) {
         ctx->encrypting = encrypt;
         if (iv != nullptr) {
             ctx->iv_len = ivlen;

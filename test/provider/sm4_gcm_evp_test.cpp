@@ -800,3 +800,77 @@ TEST_CASE("SM4-GCM: the IV and the tag answer a size query (NULL data)", "[gcm][
         ERR_clear_error();
     }
 }
+
+// README: "init and set_ctx_params check everything before changing
+// anything: a refused init keeps the context as it was". The default
+// provider's GCM installs the key and IV (and the direction) before it
+// refuses a parameter; hwaccel's keeps the message under way.
+TEST_CASE("SM4-GCM: a refused init keeps the context as it was", "[gcm][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(41);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), other_key = rng.bytes(16),
+                other_iv = rng.bytes(12), msg = rng.bytes(32);
+    const Result want = run(c.get(), true, key, iv, {}, msg, one_piece(0, 32));
+    REQUIRE(want.ok);
+    unsigned char tag16[16] = {};
+    unsigned char short_aad[5] = {};
+    OSSL_PARAM tag_param[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag16, 16),
+                              OSSL_PARAM_END};
+    // (Not ivlen: EVP sets that one itself before it calls init.)
+    OSSL_PARAM aad_param[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, short_aad, 5),
+                              OSSL_PARAM_END};
+    auto finish = [&](EVP_CIPHER_CTX* ctx) {
+        Result r;
+        Bytes out(16), tag(16);
+        int outl = 0;
+        if (EVP_EncryptUpdate(ctx, out.data(), &outl, msg.data() + 16, 16) != 1 ||
+            EVP_EncryptFinal_ex(ctx, out.data(), &outl) != 1 ||
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) != 1)
+            return r;
+        r.ok = true;
+        r.text = out;
+        r.tag = tag;
+        return r;
+    };
+    SECTION("a new key and IV with a parameter refused: the message goes on under the old ones") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        Bytes first(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), first.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_EncryptInit_ex2(ctx.get(), nullptr, other_key.data(), other_iv.data(), tag_param) != 1);
+        CHECK(raised_error());
+        const Result rest = finish(ctx.get());
+        CHECK(rest.ok);
+        CHECK(rest.text == Bytes(want.text.begin() + 16, want.text.end()));
+        CHECK(rest.tag == want.tag);
+    }
+    SECTION("the direction with a parameter refused: still encrypting") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        Bytes first(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), first.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_DecryptInit_ex2(ctx.get(), nullptr, nullptr, nullptr, aad_param) != 1);
+        CHECK(raised_error());
+        // EVP_Cipher, which does not check EVP's own direction, sees the provider's.
+        Bytes out(16), tag(16);
+        CHECK(EVP_Cipher(ctx.get(), out.data(), msg.data() + 16, 16) == 16);
+        CHECK(out == Bytes(want.text.begin() + 16, want.text.end()));
+        CHECK(EVP_Cipher(ctx.get(), nullptr, nullptr, 0) == 0);  // final
+        OSSL_PARAM get_tag[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag.data(), 16),
+                                OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_get_params(ctx.get(), get_tag) == 1);
+        CHECK(tag == want.tag);
+    }
+    SECTION("a new context: no key left behind") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        CHECK(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), tag_param) != 1);
+        CHECK(raised_error());
+        Bytes out(16);
+        int outl = 0;
+        // No cipher given: EVP keeps the provider's context.
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), out.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+    }
+}
