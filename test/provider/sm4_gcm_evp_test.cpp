@@ -686,6 +686,15 @@ TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[g
 
 namespace {
 
+// The default provider's GCM as 4.0 has it (3.6's refuses an IV request
+// before the IV is there and keeps "iv-generated" at 1 after a caller's IV):
+// null before 4.0, so only hwaccel is checked there; hwaccel behaves as 4.0
+// on every release.
+CipherPtr default_gcm_40(const LoadedProvider& prov) {
+    if (OPENSSL_version_major() < 4) return nullptr;
+    return default_gcm(prov);
+}
+
 // "iv-generated" of a context.
 unsigned int iv_generated(EVP_CIPHER_CTX* ctx) {
     unsigned int generated = 7;
@@ -704,7 +713,7 @@ TEST_CASE("SM4-GCM: the IV asked for before encryption starts is drawn then and 
     LoadedProvider prov;
     Lcg rng(38);
     const Bytes key = rng.bytes(16), msg = rng.bytes(40);
-    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm_40(prov);
     for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
         if (c == nullptr) continue;
         INFO(provider_of(c));
@@ -748,7 +757,7 @@ TEST_CASE("SM4-GCM: an IV given at init is not a generated one", "[gcm][params]"
     LoadedProvider prov;
     Lcg rng(39);
     const Bytes key = rng.bytes(16), iv = rng.bytes(12), fixed = rng.bytes(4), msg = rng.bytes(16);
-    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm_40(prov);
     for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
         if (c == nullptr) continue;
         INFO(provider_of(c));
