@@ -92,7 +92,8 @@ bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
 
 // "tlsivinv": the explicit part received (decryption), which starts a message.
 bool set_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
-    if (!ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 || len > ctx->iv_len)
+    if (in == nullptr || !ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 ||
+        len > ctx->iv_len)
         return false;
     std::memcpy(ctx->iv + ctx->iv_len - len, in, len);
     start_message(ctx);

@@ -883,3 +883,33 @@ TEST_CASE("SM4-GCM: a refused init keeps the context as it was", "[gcm][bad-inpu
         CHECK(raised_error());
     }
 }
+
+// A "tlsivinv" with no data (an octet string whose pointer is NULL, as
+// EVP_CTRL_GCM_SET_IV_INV with a NULL pointer makes) is refused, as the
+// default provider refuses it; it was read through the NULL pointer.
+TEST_CASE("SM4-GCM: tlsivinv with NULL data is refused", "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(42);
+    const Bytes key = rng.bytes(16);
+    Bytes fixed = rng.bytes(4);
+    CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_DecryptInit_ex2(dec.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+    for (size_t len : {size_t{1}, size_t{4}, size_t{8}}) {
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, nullptr, len),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(dec.get(), p) != 1);
+        CHECK(raised_error());
+    }
+    CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, nullptr) <= 0);
+    ERR_clear_error();
+    // The context goes on: the invocation field as received starts a message.
+    Bytes inv = rng.bytes(8);
+    CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, inv.data()) == 1);
+    Bytes iv(12);
+    REQUIRE(EVP_CIPHER_CTX_get_original_iv(dec.get(), iv.data(), 12) == 1);
+    Bytes want = fixed;
+    want.insert(want.end(), inv.begin(), inv.end());
+    CHECK(iv == want);
+}
