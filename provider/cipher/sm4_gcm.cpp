@@ -2,10 +2,12 @@
 // provider's GCM in OpenSSL 3.6/4.0 (ciphercommon_gcm.c): IV states (an IV
 // is used for one message only), tag get/set, AAD through update with a NULL
 // output, the TLS record parameters, a random IV when encryption starts
-// (or its IV is asked for) without one. Differences, all refusals where the default provider would
-// misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV
-// or a "tlsivgen" into an empty buffer, update or final after a failed tag
-// check (until a new IV); a new key mid-message restarts it from its IV.
+// (or its IV is asked for) without one. Differences, all refusals where the
+// default provider would misbehave: lengths that cannot be buffers, a
+// "tlsivinv" longer than the IV or empty, a "tlsivgen" into an empty buffer
+// or from an IV shorter than its 8-byte count, update or final after a
+// failed tag check (until a new IV), an init refused for a parameter (it
+// changes nothing); a new key mid-message restarts it from its IV.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -81,8 +83,11 @@ void increment_invocation(GcmCtx* ctx) {
 // "tlsivgen": the explicit part of the next TLS IV (its last `len` bytes,
 // at most the whole IV), which starts a message. The default provider reads
 // len 0 as "the whole IV" and writes it into the empty buffer: refused here.
+// So is an IV shorter than the 8-byte invocation field the count runs in (an
+// ivlen set after tlsivfixed, or tlsivfixed -1 under a short ivlen), which
+// the default increments in front of its IV buffer.
 bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
-    if (!ctx->iv_gen || !ctx->key_set || len == 0) return false;
+    if (!ctx->iv_gen || !ctx->key_set || len == 0 || ctx->iv_len < kTlsExplicitIvLen) return false;
     start_message(ctx);
     if (len > ctx->iv_len) len = ctx->iv_len;
     std::memcpy(out, ctx->iv + ctx->iv_len - len, len);

@@ -913,3 +913,42 @@ TEST_CASE("SM4-GCM: tlsivinv with NULL data is refused", "[gcm][tls][bad-input]"
     want.insert(want.end(), inv.begin(), inv.end());
     CHECK(iv == want);
 }
+
+// "tlsivgen" counts the IV's last 8 bytes (the TLS invocation field): an IV
+// shorter than that, reached by an ivlen set after the fixed part or by
+// tlsivfixed of length -1 under a short ivlen, has no such field. The
+// default provider increments 8 bytes ending at the IV's end, in front of
+// its IV buffer; hwaccel refuses.
+TEST_CASE("SM4-GCM: tlsivgen refuses an IV shorter than the invocation field", "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(43);
+    const Bytes key = rng.bytes(16);
+    Bytes fixed = rng.bytes(16);
+    for (int how = 0; how < 2; ++how) {
+        INFO((how == 0 ? "ivlen after tlsivfixed" : "tlsivfixed -1 under ivlen 4"));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+        if (how == 0) {
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 4, nullptr) == 1);
+        } else {
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 4, nullptr) == 1);
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, fixed.data()) == 1);
+        }
+        unsigned char out[8] = {};
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 4, out) <= 0);
+        ERR_clear_error();
+        // A whole TLS record asks for the same: refused too.
+        unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 8};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+        unsigned char record[24] = {};
+        int n = 0;
+        CHECK(EVP_EncryptUpdate(enc.get(), record, &n, record, 24) != 1);
+        ERR_clear_error();
+        // With an IV long enough again, it works.
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 12, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, out) == 1);
+    }
+}
