@@ -780,11 +780,13 @@ TEST_CASE("SM4-GCM: an IV given at init is not a generated one", "[gcm][params]"
 }
 
 // OSSL_PARAM's size query: NULL data asks how many bytes the answer takes.
+// The default provider answers it from 3.6 (3.5's refuses the IV's).
 TEST_CASE("SM4-GCM: the IV and the tag answer a size query (NULL data)", "[gcm][params]") {
     LoadedProvider prov;
     Lcg rng(40);
     const Bytes key = rng.bytes(16), iv = rng.bytes(16), msg = rng.bytes(16);
-    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm(prov);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs;
+    if (OPENSSL_version_major() * 100 + OPENSSL_version_minor() >= 306) theirs = default_gcm(prov);
     for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
         if (c == nullptr) continue;
         INFO(provider_of(c));
