@@ -337,7 +337,8 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
 }
 
 // The three kinds of update, told apart as the default provider does:
-// out and in NULL: declare; out NULL: AAD; otherwise the payload.
+// out and in NULL: declare; out NULL: AAD; otherwise the payload. Each
+// reports inl as its output length, as the default's does (its olen = len).
 int process(CcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in,
             size_t inl, size_t max_len) {
     if (ctx->tls) return tls_record(ctx, out, outl, in, inl) ? 1 : 0;
@@ -350,7 +351,7 @@ int process(CcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
     if (out == nullptr && in == nullptr) {
         if (!check_declaration(ctx, inl)) return 0;
         declare(ctx, inl);
-        *outl = 0;
+        *outl = inl;
         return 1;
     }
     if (!is_real_buffer(in, inl)) {
@@ -359,7 +360,7 @@ int process(CcmCtx* ctx, unsigned char* out, size_t* outl, size_t outsize, const
     }
     if (out == nullptr) {
         if (!add_aad(ctx, in, inl)) return 0;
-        *outl = 0;
+        *outl = inl;
         return 1;
     }
     if (!require_output(ctx->prov, out, outsize, inl)) return 0;

@@ -2,10 +2,12 @@
 // provider's GCM in OpenSSL 3.6/4.0 (ciphercommon_gcm.c): IV states (an IV
 // is used for one message only), tag get/set, AAD through update with a NULL
 // output, the TLS record parameters, a random IV when encryption starts
-// without one. Differences, all refusals where the default provider would
-// misbehave: lengths that cannot be buffers, a "tlsivinv" longer than the IV
-// or a "tlsivgen" into an empty buffer, update or final after a failed tag
-// check (until a new IV); a new key mid-message restarts it from its IV.
+// (or its IV is asked for) without one. Differences, all refusals where the
+// default provider would misbehave: lengths that cannot be buffers, a
+// "tlsivinv" longer than the IV or empty, a "tlsivgen" into an empty buffer
+// or from an IV shorter than its 8-byte count, update or final after a
+// failed tag check (until a new IV), an init refused for a parameter (it
+// changes nothing); a new key mid-message restarts it from its IV.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -81,8 +83,11 @@ void increment_invocation(GcmCtx* ctx) {
 // "tlsivgen": the explicit part of the next TLS IV (its last `len` bytes,
 // at most the whole IV), which starts a message. The default provider reads
 // len 0 as "the whole IV" and writes it into the empty buffer: refused here.
+// So is an IV shorter than the 8-byte invocation field the count runs in (an
+// ivlen set after tlsivfixed, or tlsivfixed -1 under a short ivlen), which
+// the default increments in front of its IV buffer.
 bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
-    if (!ctx->iv_gen || !ctx->key_set || len == 0) return false;
+    if (!ctx->iv_gen || !ctx->key_set || len == 0 || ctx->iv_len < kTlsExplicitIvLen) return false;
     start_message(ctx);
     if (len > ctx->iv_len) len = ctx->iv_len;
     std::memcpy(out, ctx->iv + ctx->iv_len - len, len);
@@ -92,7 +97,8 @@ bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
 
 // "tlsivinv": the explicit part received (decryption), which starts a message.
 bool set_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
-    if (!ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 || len > ctx->iv_len)
+    if (in == nullptr || !ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 ||
+        len > ctx->iv_len)
         return false;
     std::memcpy(ctx->iv + ctx->iv_len - len, in, len);
     start_message(ctx);
@@ -352,11 +358,32 @@ struct Sm4Gcm {
                         kMaxIvLen, ivlen);
             return 0;
         }
+        // set_ctx_params applies its parameters in order, as the default's
+        // does; init is whole or not at all (README: a refused init keeps
+        // the context as it was; the default's has installed key, IV and
+        // direction by then). The copy holds the key schedule: wiped, and
+        // the registers it went through cleared.
+        if (params != nullptr && params->key != nullptr) {
+            GcmCtx before;
+            std::memcpy(&before, ctx, sizeof before);
+            const int ok = apply_init(ctx, key, iv, ivlen, params, encrypt);
+            if (!ok) std::memcpy(ctx, &before, sizeof *ctx);
+            hwaccel::wipe(&before, sizeof before);
+            clear_vector_registers();
+            return ok;
+        }
+        return apply_init(ctx, key, iv, ivlen, params, encrypt);
+    }
+
+    // init's changes, its arguments checked.
+    static int apply_init(Ctx* ctx, const unsigned char* key, const unsigned char* iv, size_t ivlen,
+                          const OSSL_PARAM params[], bool encrypt) {
         ctx->encrypting = encrypt;
         if (iv != nullptr) {
             ctx->iv_len = ivlen;
             std::memcpy(ctx->iv, iv, ivlen);
             ctx->iv_state = IvState::kBuffered;
+            ctx->iv_gen_rand = false;  // the caller's IV: "iv-generated" reads 0 again
         }
         if (key != nullptr) {
             sm4_gcm_set_key(ctx->gcm, key);
@@ -424,9 +451,15 @@ struct Sm4Gcm {
                 ok = hwaccel::params::set_size_t(p, ctx->tag_len != 0 ? ctx->tag_len : kTagLen);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IV) == 0 ||
                        std::strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) {
-                // GCM has no updated IV: both are the message's IV.
-                if (ctx->iv_state == IvState::kUnset) return 0;
-                if (p->data_size < ctx->iv_len) {
+                // GCM has no updated IV: both are the message's IV. An
+                // encryption asked for it before it has one draws it now, as
+                // its first update would (the default's on_preupdate_generate_iv),
+                // so the caller can learn it first; not for a pending TLS record.
+                if (ctx->iv_state == IvState::kUnset &&
+                    (ctx->tls_aad_set || !ctx->encrypting || !generate_iv(ctx)))
+                    return 0;
+                // NULL data: a size query.
+                if (p->data != nullptr && p->data_size < ctx->iv_len) {
                     raise_error(ctx->prov, kErrInvalidIvLength, "the IV is %zu bytes",
                                 ctx->iv_len);
                     return 0;

@@ -721,3 +721,31 @@ TEST_CASE("SM4-CCM dispatch: impossible lengths are refused and change nothing",
     f.freectx(ctx);
     f.freectx(ref);
 }
+
+// Every OpenSSL 3/4 default CCM reports the length declared, and the AAD
+// taken, as its update's output length (ciphercommon_ccm.c: olen = len), as
+// its EVP_Cipher does; hwaccel's GCM reports AAD so too.
+TEST_CASE("SM4-CCM: the declaration and the AAD update report their length, as the default's",
+          "[cipher][ccm][params]") {
+    LoadedProvider prov;
+    Lcg rng(12);
+    Ccm t{rng.bytes(16), rng.bytes(12), rng.bytes(20), rng.bytes(50), 16};
+    CipherPtr ours = prov.cipher("SM4-CCM"), theirs = default_ccm(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr ctx = start(c, true, t, nullptr);
+        int n = -1;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), nullptr, &n, nullptr, 50) == 1);
+        CHECK(n == 50);
+        n = -1;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), nullptr, &n, t.aad.data(), 20) == 1);
+        CHECK(n == 20);
+        Bytes out(50);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), out.data(), &n, t.msg.data(), 50) == 1);
+        CHECK(n == 50);
+        Sealed s = seal(c, t);
+        REQUIRE(s.ok);
+        CHECK(out == s.ct);
+    }
+}

@@ -683,3 +683,274 @@ TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[g
     Result again = run(c.get(), false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
     CHECK(again.ok);
 }
+
+namespace {
+
+// The default provider's GCM as 4.0 has it (3.6's refuses an IV request
+// before the IV is there and keeps "iv-generated" at 1 after a caller's IV):
+// null before 4.0, so only hwaccel is checked there; hwaccel behaves as 4.0
+// on every release.
+CipherPtr default_gcm_40(const LoadedProvider& prov) {
+    if (OPENSSL_version_major() < 4) return nullptr;
+    return default_gcm(prov);
+}
+
+// "iv-generated" of a context.
+unsigned int iv_generated(EVP_CIPHER_CTX* ctx) {
+    unsigned int generated = 7;
+    OSSL_PARAM q[] = {OSSL_PARAM_construct_uint("iv-generated", &generated), OSSL_PARAM_END};
+    REQUIRE(EVP_CIPHER_CTX_get_params(ctx, q) == 1);
+    return generated;
+}
+
+}  // namespace
+
+// The default provider's on_preupdate_generate_iv (ciphercommon_gcm.c): an
+// encryption without an IV that is asked for it draws it then, so the
+// caller can learn the IV before sending anything; the message uses it.
+TEST_CASE("SM4-GCM: the IV asked for before encryption starts is drawn then and used",
+          "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(38);
+    const Bytes key = rng.bytes(16), msg = rng.bytes(40);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm_40(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, key.data(), nullptr, nullptr) == 1);
+        Bytes iv(12), again(12), updated(12);
+        REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), iv.data(), iv.size()) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_CIPHER_CTX_get_updated_iv(enc.get(), updated.data(), updated.size()) == 1);
+        CHECK(updated == iv);
+        Bytes ct(msg.size()), tag(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), ct.data(), &outl, msg.data(), 40) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), ct.data(), &outl) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        REQUIRE(EVP_CIPHER_CTX_get_original_iv(enc.get(), again.data(), again.size()) == 1);
+        CHECK(again == iv);
+        Result d = run(c, false, key, iv, {}, ct, one_piece(0, ct.size()), tag);
+        CHECK(d.ok);
+        CHECK(d.text == msg);
+
+        // Decryption has no IV to give; nor has a TLS record before its update.
+        CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_DecryptInit_ex2(dec.get(), c, key.data(), nullptr, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(dec.get(), iv.data(), iv.size()) != 1);
+        CipherCtxPtr tls(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(tls.get(), c, key.data(), nullptr, nullptr) == 1);
+        unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(tls.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(tls.get(), iv.data(), iv.size()) != 1);
+        // Too short an IV length to draw one (under 96 bits).
+        CipherCtxPtr short_iv(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(short_iv.get(), c, key.data(), nullptr, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(short_iv.get(), EVP_CTRL_AEAD_SET_IVLEN, 8, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_get_original_iv(short_iv.get(), iv.data(), 8) != 1);
+        ERR_clear_error();
+    }
+}
+
+TEST_CASE("SM4-GCM: an IV given at init is not a generated one", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(39);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), fixed = rng.bytes(4), msg = rng.bytes(16);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs = default_gcm_40(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, key.data(), nullptr, nullptr) == 1);
+        Bytes out(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), out.data(), &outl) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(iv_generated(enc.get()) == 0);
+        // The same after a TLS fixed IV whose invocation field came from RAND.
+        Bytes f = fixed;
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, f.data()) == 1);
+        CHECK(iv_generated(enc.get()) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, key.data(), iv.data(), nullptr) == 1);
+        CHECK(iv_generated(enc.get()) == 0);
+    }
+}
+
+// OSSL_PARAM's size query: NULL data asks how many bytes the answer takes.
+// The default provider answers it from 3.6 (3.5's refuses the IV's).
+TEST_CASE("SM4-GCM: the IV and the tag answer a size query (NULL data)", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(40);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(16), msg = rng.bytes(16);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs;
+    if (OPENSSL_version_major() * 100 + OPENSSL_version_minor() >= 306) theirs = default_gcm(prov);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO(provider_of(c));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, nullptr, nullptr, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 16, nullptr) == 1);
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), nullptr, key.data(), iv.data(), nullptr) == 1);
+        for (const char* key_name : {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV}) {
+            OSSL_PARAM q[] = {OSSL_PARAM_construct_octet_string(key_name, nullptr, 0), OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+            CHECK(q[0].return_size == 16);
+        }
+        Bytes out(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), out.data(), &outl) == 1);
+        // A prefix of the tag is asked for by its length.
+        OSSL_PARAM q[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 8),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+        CHECK(q[0].return_size == 8);
+        ERR_clear_error();
+    }
+}
+
+// README: "init and set_ctx_params check everything before changing
+// anything: a refused init keeps the context as it was". The default
+// provider's GCM installs the key and IV (and the direction) before it
+// refuses a parameter; hwaccel's keeps the message under way.
+TEST_CASE("SM4-GCM: a refused init keeps the context as it was", "[gcm][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(41);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), other_key = rng.bytes(16),
+                other_iv = rng.bytes(12), msg = rng.bytes(32);
+    const Result want = run(c.get(), true, key, iv, {}, msg, one_piece(0, 32));
+    REQUIRE(want.ok);
+    unsigned char tag16[16] = {};
+    unsigned char short_aad[5] = {};
+    OSSL_PARAM tag_param[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag16, 16),
+                              OSSL_PARAM_END};
+    // (Not ivlen: EVP sets that one itself before it calls init.)
+    OSSL_PARAM aad_param[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, short_aad, 5),
+                              OSSL_PARAM_END};
+    auto finish = [&](EVP_CIPHER_CTX* ctx) {
+        Result r;
+        Bytes out(16), tag(16);
+        int outl = 0;
+        if (EVP_EncryptUpdate(ctx, out.data(), &outl, msg.data() + 16, 16) != 1 ||
+            EVP_EncryptFinal_ex(ctx, out.data(), &outl) != 1 ||
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) != 1)
+            return r;
+        r.ok = true;
+        r.text = out;
+        r.tag = tag;
+        return r;
+    };
+    SECTION("a new key and IV with a parameter refused: the message goes on under the old ones") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        Bytes first(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), first.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_EncryptInit_ex2(ctx.get(), nullptr, other_key.data(), other_iv.data(), tag_param) != 1);
+        CHECK(raised_error());
+        const Result rest = finish(ctx.get());
+        CHECK(rest.ok);
+        CHECK(rest.text == Bytes(want.text.begin() + 16, want.text.end()));
+        CHECK(rest.tag == want.tag);
+    }
+    SECTION("the direction with a parameter refused: still encrypting") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        Bytes first(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), first.data(), &outl, msg.data(), 16) == 1);
+        CHECK(EVP_DecryptInit_ex2(ctx.get(), nullptr, nullptr, nullptr, aad_param) != 1);
+        CHECK(raised_error());
+        // EVP_Cipher, which does not check EVP's own direction, sees the provider's.
+        Bytes out(16), tag(16);
+        CHECK(EVP_Cipher(ctx.get(), out.data(), msg.data() + 16, 16) == 16);
+        CHECK(out == Bytes(want.text.begin() + 16, want.text.end()));
+        CHECK(EVP_Cipher(ctx.get(), nullptr, nullptr, 0) == 0);  // final
+        OSSL_PARAM get_tag[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag.data(), 16),
+                                OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_get_params(ctx.get(), get_tag) == 1);
+        CHECK(tag == want.tag);
+    }
+    SECTION("a new context: no key left behind") {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        CHECK(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), tag_param) != 1);
+        CHECK(raised_error());
+        Bytes out(16);
+        int outl = 0;
+        // No cipher given: EVP keeps the provider's context.
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), nullptr) == 1);
+        CHECK(EVP_EncryptUpdate(ctx.get(), out.data(), &outl, msg.data(), 16) != 1);
+        CHECK(raised_error());
+    }
+}
+
+// A "tlsivinv" with no data (an octet string whose pointer is NULL, as
+// EVP_CTRL_GCM_SET_IV_INV with a NULL pointer makes) is refused, as the
+// default provider refuses it; it was read through the NULL pointer.
+TEST_CASE("SM4-GCM: tlsivinv with NULL data is refused", "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(42);
+    const Bytes key = rng.bytes(16);
+    Bytes fixed = rng.bytes(4);
+    CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_DecryptInit_ex2(dec.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+    for (size_t len : {size_t{1}, size_t{4}, size_t{8}}) {
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, nullptr, len),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(dec.get(), p) != 1);
+        CHECK(raised_error());
+    }
+    CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, nullptr) <= 0);
+    ERR_clear_error();
+    // The context goes on: the invocation field as received starts a message.
+    Bytes inv = rng.bytes(8);
+    CHECK(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_INV, 8, inv.data()) == 1);
+    Bytes iv(12);
+    REQUIRE(EVP_CIPHER_CTX_get_original_iv(dec.get(), iv.data(), 12) == 1);
+    Bytes want = fixed;
+    want.insert(want.end(), inv.begin(), inv.end());
+    CHECK(iv == want);
+}
+
+// "tlsivgen" counts the IV's last 8 bytes (the TLS invocation field): an IV
+// shorter than that, reached by an ivlen set after the fixed part or by
+// tlsivfixed of length -1 under a short ivlen, has no such field. The
+// default provider increments 8 bytes ending at the IV's end, in front of
+// its IV buffer; hwaccel refuses.
+TEST_CASE("SM4-GCM: tlsivgen refuses an IV shorter than the invocation field", "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(43);
+    const Bytes key = rng.bytes(16);
+    Bytes fixed = rng.bytes(16);
+    for (int how = 0; how < 2; ++how) {
+        INFO((how == 0 ? "ivlen after tlsivfixed" : "tlsivfixed -1 under ivlen 4"));
+        CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+        if (how == 0) {
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 4, nullptr) == 1);
+        } else {
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 4, nullptr) == 1);
+            REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, fixed.data()) == 1);
+        }
+        unsigned char out[8] = {};
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 4, out) <= 0);
+        ERR_clear_error();
+        // A whole TLS record asks for the same: refused too.
+        unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 8};
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+        unsigned char record[24] = {};
+        int n = 0;
+        CHECK(EVP_EncryptUpdate(enc.get(), record, &n, record, 24) != 1);
+        ERR_clear_error();
+        // With an IV long enough again, it works.
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_SET_IVLEN, 12, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, out) == 1);
+    }
+}
