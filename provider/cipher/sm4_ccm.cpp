@@ -13,7 +13,8 @@
 // payload's, and any AAD or payload after the message's payload are refused
 // (the default provider silently restarts the MAC, truncates the length, or
 // reuses the nonce); a failed decryption writes nothing, not even zeros; final
-// reports a failed or missing decryption; the tag length and L apply to the
+// reports a failed or missing decryption (final with no payload is the empty
+// one, as in 4.0's default provider); the tag length and L apply to the
 // next message whenever they are set (the default provider fixes them when
 // the key is set).
 #include <openssl/core_names.h>
@@ -477,12 +478,20 @@ struct Sm4Ccm {
             raise_error(ctx->prov, kErrFinalCalledTwice, "call init first");
             return 0;
         }
-        // TLS records are whole in their update; otherwise the payload must
-        // have gone through, and (decrypting) verified.
+        // TLS records are whole in their update. Otherwise a message with a
+        // nonce and no payload yet has an empty one (an AAD-only message), as
+        // in OpenSSL 4.0's default provider, whose final runs the empty
+        // payload (3.x's returned success and computed nothing, so no tag);
+        // on every release here. A declared length other than 0, or
+        // decryption without an expected tag, is refused as in update.
         if (!ctx->tls && !ctx->data_done) {
-            raise_error(ctx->prov, kErrNotInitialised,
-                        "no payload: CCM takes the message in one update before final");
-            return 0;
+            if (!ctx->iv_set) {
+                raise_error(ctx->prov, kErrNotInitialised,
+                            "no message: init with a nonce, then the payload, then final");
+                return 0;
+            }
+            unsigned char none = 0;  // the empty payload's in and out
+            if (!crypt_payload(ctx, &none, &none, 0)) return 0;
         }
         if (!ctx->tls && !ctx->encrypting && !ctx->verified) {
             raise_error(ctx->prov, kErrBadDecrypt, "the CCM tag did not verify");
