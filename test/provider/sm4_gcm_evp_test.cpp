@@ -1,7 +1,7 @@
 // SM4-GCM through EVP: OpenSSL 4.0's vectors (RFC 8998's example), the
 // parameter lists of the default provider of 3.6/4.0, and a differential test
 // over every SM4 and GHASH engine against a reference: the default provider's
-// SM4-GCM where the running OpenSSL has one (3.6 and later), otherwise
+// SM4-GCM where the running OpenSSL has one (3.5, 3.6 and 4.0 here; 3.2 and later), otherwise
 // libgcrypt's GCM over SM4 (OpenSSL 3.0) when the suite was built with it.
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
