@@ -75,8 +75,9 @@ bool read_standard(const XtsCtx* ctx, const OSSL_PARAM params[], XtsStandard& st
         raise_error(ctx->prov, kErrFailedToGetParameter, "xts_standard must be a UTF-8 string");
         return false;
     }
-    // OSSL_PARAM_get_utf8_string_ptr's view: the string ends at its NUL or
-    // at data_size, whichever comes first.
+    // The string ends at its NUL or at data_size, whichever comes first
+    // (the default provider compares up to the NUL, past data_size if the
+    // caller left none).
     const size_t value_len = strnlen(value, p->data_size);
     if (same_ascii_nocase(value, value_len, "GB")) {
         standard = XtsStandard::kGb;
