@@ -408,3 +408,35 @@ TEST_CASE("SM4-XTS: a re-init without a key changes the direction", "[cipher][xt
         CHECK(out == want.out);
     }
 }
+
+// The string ends at data_size if no NUL comes first: "IEEE" followed by
+// other bytes is IEEE when data_size is 4, and "GB" cut to one byte is no
+// standard (the default provider reads on to the NUL).
+TEST_CASE("SM4-XTS: xts_standard is read within its data_size", "[cipher][xts][errors]") {
+    LoadedProvider prov;
+    CipherPtr ours = prov.cipher("SM4-XTS");
+    CipherPtr ecb = prov.default_cipher("SM4-ECB");
+    Lcg rng(4004);
+    const Bytes key = rng.bytes(32), iv = rng.bytes(16), msg = rng.bytes(48);
+    auto encrypt_with = [&](char* value, size_t size) {
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_EncryptInit_ex2(ctx.get(), ours.get(), key.data(), iv.data(), nullptr) == 1);
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_utf8_string("xts_standard", value, size), OSSL_PARAM_END};
+        Run r;
+        if (EVP_CIPHER_CTX_set_params(ctx.get(), p) != 1) return r;
+        r.out.resize(msg.size());
+        int outl = 0;
+        r.ok = EVP_EncryptUpdate(ctx.get(), r.out.data(), &outl, msg.data(), static_cast<int>(msg.size())) == 1;
+        return r;
+    };
+    char ieee_and_more[] = "IEEEGB";
+    const Run ieee = encrypt_with(ieee_and_more, 4);
+    REQUIRE(ieee.ok);
+    CHECK(ieee.out == reference_xts(ecb.get(), true, true, key, iv, msg));
+    char gb[] = "GB";
+    CHECK_FALSE(encrypt_with(gb, 1).ok);
+    CHECK_FALSE(take_errors().empty());
+    const Run whole = encrypt_with(gb, 2);
+    REQUIRE(whole.ok);
+    CHECK(whole.out == reference_xts(ecb.get(), true, false, key, iv, msg));
+}
