@@ -297,7 +297,9 @@ class DigestDispatch {
                             Algo::kSerializedSize, *outl);
                 return 0;
             }
-            if (!Algo::save(ctx->hasher, ctx->xoflen, out)) {
+            const bool saved = Algo::save(ctx->hasher, ctx->xoflen, out);
+            clear_vector_registers();  // the state's copies, as dupctx
+            if (!saved) {
                 raise_error(ctx->prov, kErrInternal, "state cannot be serialized");
                 return 0;
             }

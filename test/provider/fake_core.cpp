@@ -113,7 +113,9 @@ DigestFns::DigestFns(const OSSL_DISPATCH* t)
       squeeze(find_fn<OSSL_FUNC_digest_squeeze_fn>(t, OSSL_FUNC_DIGEST_SQUEEZE)),
       get_params(find_fn<OSSL_FUNC_digest_get_params_fn>(t, OSSL_FUNC_DIGEST_GET_PARAMS)),
       set_ctx_params(find_fn<OSSL_FUNC_digest_set_ctx_params_fn>(t, OSSL_FUNC_DIGEST_SET_CTX_PARAMS)),
-      get_ctx_params(find_fn<OSSL_FUNC_digest_get_ctx_params_fn>(t, OSSL_FUNC_DIGEST_GET_CTX_PARAMS)) {}
+      get_ctx_params(find_fn<OSSL_FUNC_digest_get_ctx_params_fn>(t, OSSL_FUNC_DIGEST_GET_CTX_PARAMS)),
+      serialize(find_fn<OSSL_FUNC_digest_serialize_fn>(t, OSSL_FUNC_DIGEST_SERIALIZE)),
+      deserialize(find_fn<OSSL_FUNC_digest_deserialize_fn>(t, OSSL_FUNC_DIGEST_DESERIALIZE)) {}
 
 CipherFns::CipherFns(const OSSL_DISPATCH* t)
     : newctx(find_fn<OSSL_FUNC_cipher_newctx_fn>(t, OSSL_FUNC_CIPHER_NEWCTX)),

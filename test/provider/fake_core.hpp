@@ -68,6 +68,8 @@ struct DigestFns {
     OSSL_FUNC_digest_get_params_fn* get_params;
     OSSL_FUNC_digest_set_ctx_params_fn* set_ctx_params;
     OSSL_FUNC_digest_get_ctx_params_fn* get_ctx_params;
+    OSSL_FUNC_digest_serialize_fn* serialize;  // OpenSSL 4.0's; null for SHA-1
+    OSSL_FUNC_digest_deserialize_fn* deserialize;
 
     explicit DigestFns(const OSSL_DISPATCH* t);
 };

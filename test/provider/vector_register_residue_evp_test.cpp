@@ -65,8 +65,8 @@ enum class Call {
     kEvpEncryptInit, kEvpDecryptInit, kEvpCopy, kEvpDecryptFinal, kEvpFree,
     // the provider's dispatch functions
     kEncryptInit, kDecryptInit, kDupctx, kFinal, kFreectx,
-    // digests: EVP_MD_CTX_copy_ex, the provider's dupctx and copyctx
-    kEvpMdCopy, kMdDupctx, kMdCopyctx,
+    // digests: EVP_MD_CTX_copy_ex, the provider's dupctx, copyctx and serialize
+    kEvpMdCopy, kMdDupctx, kMdCopyctx, kMdSerialize,
     // the check's own probe
     kPlant7, kPlant23,
 };
@@ -122,6 +122,7 @@ struct CallArgs {
         case Call::kEvpMdCopy: c.result = EVP_MD_CTX_copy_ex(c.md_copy_to, c.md_ctx); return;
         case Call::kMdDupctx: c.dup = c.dfns->dupctx(c.vctx); return;
         case Call::kMdCopyctx: c.dfns->copyctx(c.vctx_to, c.vctx); return;
+        case Call::kMdSerialize: c.result = c.dfns->serialize(c.vctx, c.out, &c.outl_size); return;
         case Call::kPlant7: plant_word_in_register_7(c.key); return;
         case Call::kPlant23: plant_word_in_register_23(c.key); return;
     }
@@ -572,11 +573,23 @@ TEST_CASE("Digest context copies leave no state in vector registers", "[provider
                     c.vctx_to = c.dup;
                     copied = leak(c);
                 }
+                // Serialize copies the state out (4.0's EVP_MD_CTX_serialize):
+                // the caller's buffer gets it, the registers must not keep it.
+                std::string serialized;
+                std::vector<unsigned char> saved(1000);
+                if (fns.serialize != nullptr) {
+                    c.call = Call::kMdSerialize;
+                    c.out = saved.data();
+                    c.outl_size = saved.size();
+                    serialized = leak(c);
+                    REQUIRE(c.result == 1);
+                }
                 fns.freectx(c.dup);
                 fns.freectx(vctx);
-                INFO("provider dupctx, and copyctx into the copy");
+                INFO("provider dupctx, copyctx into the copy, serialize");
                 CHECK(dup == "");
                 CHECK(copied == "");
+                CHECK(serialized == "");
             }
         }
     }
