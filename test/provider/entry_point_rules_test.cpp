@@ -42,6 +42,7 @@ namespace {
 enum Applies : unsigned {
     kFixedDigest = 1,  // SHA-1, SHA-2, SHA-3
     kXof = 2,          // SHAKE
+    kSerializable = 32,  // the digests with OpenSSL 4.0's serialize/deserialize (not SHA-1)
     kEcb = 4,
     kCbc = 8,
     kStreamMode = 16,  // CFB, OFB, CTR
@@ -205,13 +206,15 @@ enum DigestSit { kDNew, kDInitialised, kDMid, kDFinalised, kDSqueezing };
 
 struct DigestAlg {
     const char* name;
-    unsigned kind;  // kFixedDigest or kXof
+    unsigned kind;  // kFixedDigest or kXof, and kSerializable
     size_t size;    // output length (XOFs: the length the situations set)
 };
+constexpr unsigned kFixedS = kFixedDigest | kSerializable;
 const DigestAlg kDigests[] = {
-    {"SHA1", kFixedDigest, 20},     {"SHA2-224", kFixedDigest, 28}, {"SHA2-256", kFixedDigest, 32},
-    {"SHA3-224", kFixedDigest, 28}, {"SHA3-256", kFixedDigest, 32}, {"SHA3-384", kFixedDigest, 48},
-    {"SHA3-512", kFixedDigest, 64}, {"SHAKE-128", kXof, 24},        {"SHAKE-256", kXof, 24},
+    {"SHA1", kFixedDigest, 20},  {"SHA2-224", kFixedS, 28}, {"SHA2-256", kFixedS, 32},
+    {"SHA3-224", kFixedS, 28},   {"SHA3-256", kFixedS, 32}, {"SHA3-384", kFixedS, 48},
+    {"SHA3-512", kFixedS, 64},   {"SHAKE-128", kXof | kSerializable, 24},
+    {"SHAKE-256", kXof | kSerializable, 24},
 };
 
 struct DigestEnv {
@@ -231,7 +234,7 @@ struct DigestHarness {
     void* provctx;
     std::string name;
 
-    bool xof() const { return alg.kind == kXof; }
+    bool xof() const { return (alg.kind & kXof) != 0; }
 
     int init(void* c) const {
         size_t len = alg.size;
@@ -288,6 +291,15 @@ struct DigestHarness {
                          [this](void* x) { free(x); }};
     }
 };
+
+// The context's own serialized state (OpenSSL 4.0's format; 424 bytes at most).
+std::vector<unsigned char> saved_state(DigestEnv& e) {
+    std::vector<unsigned char> state(512);
+    size_t n = state.size();
+    REQUIRE(e.f.serialize(e.ctx, state.data(), &n) == 1);
+    state.resize(n);
+    return state;
+}
 
 int set_xoflen_size_t(DigestEnv& e, size_t len) {
     OSSL_PARAM p[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &len), OSSL_PARAM_END};
@@ -425,6 +437,54 @@ const std::vector<DRow>& digest_rows() {
      [](DigestEnv& e) { return e.f.squeeze(e.ctx, e.out(), &e.sink.outl, 9); }},
     {"squeeze", "mid-message", kDMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kXof,
      [](DigestEnv& e) { return e.f.squeeze(nullptr, e.out(), &e.sink.outl, 5); }},
+
+    // serialize, deserialize (OpenSSL 4.0; offered whatever the running release)
+    {"serialize", "mid-message", kDMid, "outl NULL", Outcome::kRefused, kErrInvalidParameter,
+     "default writes the state without a length to check the room against", kSerializable,
+     [](DigestEnv& e) { unsigned char buf[512]; return e.f.serialize(e.ctx, buf, nullptr); }},
+    {"serialize", "mid-message", kDMid, "room one byte short", Outcome::kRefused, kErrOutputBufferTooSmall,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { unsigned char buf[512]; size_t n = 0;
+                        REQUIRE(e.f.serialize(e.ctx, nullptr, &n) == 1);
+                        n -= 1; return e.f.serialize(e.ctx, buf, &n); }},
+    {"serialize", "never initialised", kDNew, "state asked before init", Outcome::kRefused, kErrNotInitialised,
+     "default saves whatever its new context holds", kSerializable,
+     [](DigestEnv& e) { unsigned char buf[512]; size_t n = sizeof buf; return e.f.serialize(e.ctx, buf, &n); }},
+    {"serialize", "finalised", kDFinalised, "state asked after final", Outcome::kRefused, kErrFinalCalledTwice,
+     "default saves the finished state (4.0's EVP refuses first)", kSerializable,
+     [](DigestEnv& e) { unsigned char buf[512]; size_t n = sizeof buf; return e.f.serialize(e.ctx, buf, &n); }},
+    {"serialize", "squeezing", kDSqueezing, "state asked after a squeeze", Outcome::kRefused, kErrFinalCalledTwice,
+     "default saves its engine's squeezing layout", kXof,
+     [](DigestEnv& e) { unsigned char buf[512]; size_t n = sizeof buf; return e.f.serialize(e.ctx, buf, &n); }},
+    {"serialize", "mid-message", kDMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kSerializable,
+     [](DigestEnv& e) { unsigned char buf[512]; size_t n = sizeof buf; return e.f.serialize(nullptr, buf, &n); }},
+    {"deserialize", "mid-message", kDMid, "its own state (changes nothing)", Outcome::kAccepted, 0, nullptr, kSerializable,
+     [](DigestEnv& e) { const auto st = saved_state(e); return e.f.deserialize(e.ctx, st.data(), st.size()); },
+     [](DigestEnv&) { return 1; }},
+    {"deserialize", "mid-message", kDMid, "in NULL, inl 120", Outcome::kRefused, kErrInvalidLength,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { return e.f.deserialize(e.ctx, nullptr, 120); }},
+    {"deserialize", "mid-message", kDMid, "inl SIZE_MAX", Outcome::kRefused, kErrInvalidLength,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { return e.f.deserialize(e.ctx, msg(), SIZE_MAX); }},
+    {"deserialize", "mid-message", kDMid, "a state one byte short", Outcome::kRefused, kErrInvalidParameter,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { const auto st = saved_state(e); return e.f.deserialize(e.ctx, st.data(), st.size() - 1); }},
+    {"deserialize", "mid-message", kDMid, "a state with its magic changed", Outcome::kRefused, kErrInvalidParameter,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { auto st = saved_state(e); st[0] ^= 1; return e.f.deserialize(e.ctx, st.data(), st.size()); }},
+    {"deserialize", "mid-message", kDMid, "a state of another output length", Outcome::kRefused, kErrInvalidParameter,
+     "default refuses without an error", kSerializable,
+     [](DigestEnv& e) { auto st = saved_state(e); st[8 + (st.size() == 120 ? 0 : 8)] ^= 4;
+                        return e.f.deserialize(e.ctx, st.data(), st.size()); }},
+    {"deserialize", "never initialised", kDNew, "a mid-message state before init", Outcome::kRefused, kErrNotInitialised,
+     "default loads it", kSerializable,
+     [](DigestEnv& e) { void* src = e.make(kDMid);
+                        std::vector<unsigned char> st(512); size_t n = st.size();
+                        REQUIRE(e.f.serialize(src, st.data(), &n) == 1); e.free(src);
+                        return e.f.deserialize(e.ctx, st.data(), n); }},
+    {"deserialize", "mid-message", kDMid, "ctx NULL", Outcome::kRefusedSilently, 0, nullptr, kSerializable,
+     [](DigestEnv& e) { const auto st = saved_state(e); return e.f.deserialize(nullptr, st.data(), st.size()); }},
 
     // set_ctx_params, get_ctx_params, get_params
     {"set_ctx_params", "mid-message", kDMid, "xoflen as int 40 (converted, as default)", Outcome::kAccepted, 0, nullptr, kXof,
