@@ -65,8 +65,8 @@ enum class Call {
     kEvpEncryptInit, kEvpDecryptInit, kEvpCopy, kEvpDecryptFinal, kEvpFree,
     // the provider's dispatch functions
     kEncryptInit, kDecryptInit, kDupctx, kFinal, kFreectx,
-    // digests: EVP_MD_CTX_copy_ex, the provider's dupctx, copyctx and serialize
-    kEvpMdCopy, kMdDupctx, kMdCopyctx, kMdSerialize,
+    // digests: EVP_MD_CTX_copy_ex, the provider's dupctx, copyctx, serialize, deserialize
+    kEvpMdCopy, kMdDupctx, kMdCopyctx, kMdSerialize, kMdDeserialize,
     // the check's own probe
     kPlant7, kPlant23,
 };
@@ -123,6 +123,7 @@ struct CallArgs {
         case Call::kMdDupctx: c.dup = c.dfns->dupctx(c.vctx); return;
         case Call::kMdCopyctx: c.dfns->copyctx(c.vctx_to, c.vctx); return;
         case Call::kMdSerialize: c.result = c.dfns->serialize(c.vctx, c.out, &c.outl_size); return;
+        case Call::kMdDeserialize: c.result = c.dfns->deserialize(c.vctx, c.out, c.outl_size); return;
         case Call::kPlant7: plant_word_in_register_7(c.key); return;
         case Call::kPlant23: plant_word_in_register_23(c.key); return;
     }
@@ -584,12 +585,21 @@ TEST_CASE("Digest context copies leave no state in vector registers", "[provider
                     serialized = leak(c);
                     REQUIRE(c.result == 1);
                 }
+                std::string deserialized;
+                if (fns.deserialize != nullptr) {
+                    c.call = Call::kMdDeserialize;
+                    c.vctx = c.dup;
+                    deserialized = leak(c);
+                    REQUIRE(c.result == 1);
+                    c.vctx = vctx;
+                }
                 fns.freectx(c.dup);
                 fns.freectx(vctx);
-                INFO("provider dupctx, copyctx into the copy, serialize");
+                INFO("provider dupctx, copyctx into the copy, serialize, deserialize into the copy");
                 CHECK(dup == "");
                 CHECK(copied == "");
                 CHECK(serialized == "");
+                CHECK(deserialized == "");
             }
         }
     }
