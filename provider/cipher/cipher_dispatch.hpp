@@ -315,13 +315,28 @@ class CipherDispatch {
         // num indexes the current block: more would read past it.
         p = params::locate(params, OSSL_CIPHER_PARAM_NUM);
         unsigned num = s.num;
-        if (p != nullptr && (!params::get_uint(p, &num) || num >= kBlock)) {
+        const bool num_given = p != nullptr;
+        if (num_given && (!params::get_uint(p, &num) || num >= kBlock)) {
             raise_error(ctx->prov, kErrFailedToGetParameter, "num must be 0..%zu", kBlock - 1);
+            return false;
+        }
+        // The default provider's TLS record mode (each update one record,
+        // padded, or unpadded and its MAC split off) is not offered: a
+        // version taken and ignored would hand back whole records.
+        p = params::locate(params, OSSL_CIPHER_PARAM_TLS_VERSION);
+        unsigned tls_version = 0;
+        if (p != nullptr && !params::get_uint(p, &tls_version)) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "tls-version must be an unsigned integer");
+            return false;
+        }
+        if (tls_version != 0) {
+            raise_error(ctx->prov, kErrInvalidParameter,
+                        "no TLS record mode in SM4-ECB/CBC/CFB/OFB/CTR (tls-version 0x%x)", tls_version);
             return false;
         }
         s.padding = padding != 0;
         s.num = num;
-        s.num_given = p != nullptr;
+        s.num_given = num_given;
         return true;
     }
 
