@@ -320,6 +320,20 @@ class CipherDispatch {
             raise_error(ctx->prov, kErrFailedToGetParameter, "num must be 0..%zu", kBlock - 1);
             return false;
         }
+        // Read for their type only, as the default provider reads them:
+        // use-bits concerns CFB1/CFB8, tls-mac-size TLS record mode.
+        unsigned use_bits = 0;
+        p = params::locate(params, OSSL_CIPHER_PARAM_USE_BITS);
+        if (p != nullptr && !params::get_uint(p, &use_bits)) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "use-bits must be an unsigned integer");
+            return false;
+        }
+        size_t mac_size = 0;
+        p = params::locate(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
+        if (p != nullptr && !params::get_size_t(p, &mac_size)) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "tls-mac-size must be an unsigned integer");
+            return false;
+        }
         // The default provider's TLS record mode (each update one record,
         // padded, or unpadded and its MAC split off) is not offered: a
         // version taken and ignored would hand back whole records.

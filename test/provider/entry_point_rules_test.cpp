@@ -852,6 +852,21 @@ const std::vector<CRow>& cipher_rows() {
      [](CipherEnv& e) { unsigned z = 0; char v[] = "1";
                         OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &z), OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_NUM, v, 1), OSSL_PARAM_END};
                         return set_params(e, e.ctx, p); }},
+    {"set_ctx_params", "mid-message", kCMid, "use-bits as a UTF-8 string (as default)", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
+     [](CipherEnv& e) { char v[] = "1"; OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_USE_BITS, v, 1), OSSL_PARAM_END};
+                        return set_params(e, e.ctx, p); }},
+    {"set_ctx_params", "mid-message", kCMid, "tls-mac-size as a UTF-8 string (as default)", Outcome::kRefused, kErrFailedToGetParameter, nullptr, kAnyCipher,
+     [](CipherEnv& e) { char v[] = "20"; OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, v, 2), OSSL_PARAM_END};
+                        return set_params(e, e.ctx, p); }},
+    {"set_ctx_params", "mid-message", kCMid, "padding 0 with tls-version TLS 1.2", Outcome::kRefused, kErrInvalidParameter,
+     "default switches to TLS record mode (each update one record, padded or unpadded in place)", kAnyCipher,
+     [](CipherEnv& e) { unsigned z = 0, v = 0x0303;
+                        OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &z), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &v), OSSL_PARAM_END};
+                        return set_params(e, e.ctx, p); }},
+    {"set_ctx_params", "mid-message", kCMid, "tls-version 0 and use-bits 0 (no TLS, whole bytes: as default)", Outcome::kNoOp, 0, nullptr, kAnyCipher,
+     [](CipherEnv& e) { unsigned z = 0, b = 0;
+                        OSSL_PARAM p[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &z), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_USE_BITS, &b), OSSL_PARAM_END};
+                        return set_params(e, e.ctx, p); }},
     {"set_ctx_params", "mid-message", kCMid, "params NULL", Outcome::kNoOp, 0, nullptr, kAnyCipher,
      [](CipherEnv& e) { return set_params(e, e.ctx, nullptr); }},
     {"set_ctx_params", "mid-message", kCMid, "only a key nobody knows (ignored, as default)", Outcome::kNoOp, 0, nullptr, kAnyCipher,
