@@ -24,7 +24,7 @@ struct ProvCtx {
     const OSSL_CORE_HANDLE* handle = nullptr;
     CoreUpcalls core;
     std::string instance_name;  // "hwaccel", or the config's identity
-    std::string property;       // "provider=<instance_name>"
+    std::string property;       // "provider=<instance_name>" (property_name.hpp)
     Selection engines;
     std::vector<OSSL_ALGORITHM> digests;  // tables carry `property`, so per instance
     std::vector<OSSL_ALGORITHM> ciphers;

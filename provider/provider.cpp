@@ -19,6 +19,7 @@
 #include "openssl_version.hpp"
 #include "params.hpp"
 #include "prov_ctx.hpp"
+#include "property_name.hpp"
 
 #ifndef HWACCEL_VERSION
 #error "HWACCEL_VERSION must be defined by the build"
@@ -180,8 +181,8 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
     set_running_openssl_version(openssl_version);
     inst->instance_name = name ? name : "hwaccel";
     // The property follows the instance name, so `identity = x` in a config
-    // file still matches `-propquery provider=x`.
-    inst->property = "provider=" + inst->instance_name;
+    // file still matches `-propquery provider=x` (property_name.hpp).
+    inst->property = provider_property(inst->instance_name);
 
     inst->engines = best_selection(cpu_features());
     Forced forced;
