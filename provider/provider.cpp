@@ -115,15 +115,31 @@ const OSSL_PARAM* gettable_params(void*) noexcept {
     return table;
 }
 
+// A parameter whose type cannot hold the answer gets 0 and an error, as
+// from the default provider of 3.5+ (its libcrypto raises one): unlike an
+// algorithm's get_params, this one has the core handle to raise it through.
 int get_params(void* provctx, OSSL_PARAM params[]) noexcept {
     auto* inst = static_cast<Instance*>(provctx);
-    return params::set_utf8(params, OSSL_PROV_PARAM_NAME,
-                            "hwaccel: hardware-accelerated SHA-1, SHA-2, SHA-3, SHAKE and SM4") &&
-           params::set_utf8(params, OSSL_PROV_PARAM_VERSION, HWACCEL_VERSION) &&
-           params::set_utf8(params, OSSL_PROV_PARAM_BUILDINFO, inst->buildinfo.c_str()) &&
-           params::set_int(params, OSSL_PROV_PARAM_STATUS, 1) &&
-           params::set_utf8(params, "engines", inst->engines_text.c_str()) &&
-           params::set_utf8(params, "cpu-features", inst->cpu_text.c_str());
+    const struct {
+        const char* key;
+        const char* text;
+    } texts[] = {
+        {OSSL_PROV_PARAM_NAME, "hwaccel: hardware-accelerated SHA-1, SHA-2, SHA-3, SHAKE and SM4"},
+        {OSSL_PROV_PARAM_VERSION, HWACCEL_VERSION},
+        {OSSL_PROV_PARAM_BUILDINFO, inst->buildinfo.c_str()},
+        {"engines", inst->engines_text.c_str()},
+        {"cpu-features", inst->cpu_text.c_str()},
+    };
+    for (const auto& t : texts) {
+        if (params::set_utf8(params, t.key, t.text)) continue;
+        raise_error(inst, kErrFailedToSetParameter, "cannot return %s", t.key);
+        return 0;
+    }
+    if (!params::set_int(params, OSSL_PROV_PARAM_STATUS, 1)) {
+        raise_error(inst, kErrFailedToSetParameter, "cannot return %s", OSSL_PROV_PARAM_STATUS);
+        return 0;
+    }
+    return 1;
 }
 
 const OSSL_ALGORITHM* query(void* provctx, int operation_id, int* no_cache) noexcept {
