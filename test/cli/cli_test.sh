@@ -72,6 +72,16 @@ if "$openssl" enc -propquery provider=hwaccel -sm4-ctr -K 0123456789abcdeffedcba
     bad "negative control: enc -propquery provider=hwaccel succeeded without hwaccel"
 else ok; fi
 
+# Loaded by its path (no -provider-path), hwaccel still answers to
+# provider=hwaccel (its property once carried the path, which OpenSSL cannot
+# parse, and hwaccel served nothing).
+want=$("$openssl" enc -sm4-ctr -K 0123456789abcdeffedcba9876543210 \
+    -iv 00112233445566778899aabbccddeeff -in "$work/big" | sha256sum)
+got=$("$openssl" enc -provider "$module_dir/hwaccel.so" -provider default -propquery provider=hwaccel \
+    -sm4-ctr -K 0123456789abcdeffedcba9876543210 -iv 00112233445566778899aabbccddeeff \
+    -in "$work/big" | sha256sum)
+expect_same "enc -sm4-ctr with -provider PATH/hwaccel.so" "$got" "$want"
+
 # Forcing an engine that does not exist is reported, and the load fails.
 if out=$(HWACCEL_ENGINES=sha256=nonesuch "$openssl" dgst "${hw_opts[@]}" -sha256 "$work/abc" 2>&1); then
     bad "unknown engine accepted"
