@@ -17,7 +17,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-10}
 dir=${2:-$top/build-fuzz}
-targets=${FUZZ_TARGETS:-sha_fuzz sha3_fuzz sm4_fuzz aead_fuzz dispatch_fuzz}
+known_targets="sha_fuzz sha3_fuzz sm4_fuzz aead_fuzz dispatch_fuzz"
+targets=${FUZZ_TARGETS:-$known_targets}
+# A misspelt target would otherwise run nothing and still report no findings.
+for target in $targets; do
+    if [[ " $known_targets " != *" $target "* ]]; then
+        echo "fuzz.sh: unknown target '$target' (known: $known_targets; FUZZ_TARGETS is space-separated)" >&2
+        exit 2
+    fi
+done
 
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then  # FUZZ_NO_BUILD=1: run what is built
     CXX=clang++-14 cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_FUZZ=ON \
@@ -76,14 +84,29 @@ run() {  # target selection [extra environment...]
     fi
 }
 
+total_runs=0
 for target in $targets; do
+    runs=0
     while read -r selection; do
         run "$target" "$selection"
+        runs=$((runs + 1))
     done < <(selections_of "$target" | grep -E "${FUZZ_ONLY:-.}" || true)
     # Zhaoxin PHE under its instruction model, where the CPU has no PHE.
     if [ -z "${FUZZ_ONLY:-}" ] && [[ $target == sha_fuzz || $target == dispatch_fuzz ]] && [ "$(uname -m)" = x86_64 ] &&
             ! echo "$available" | grep -q ' phe$'; then
         run "$target" "sha1=phe,sha256=phe" HWACCEL_TEST_CPU=+phe,-sha_ni
+        runs=$((runs + 1))
     fi
+    # FUZZ_ONLY may leave a target out; with none, every target has an engine.
+    if [ "$runs" -eq 0 ] && [ -z "${FUZZ_ONLY:-}" ]; then
+        echo "fuzz.sh: no engine selection ran for $target" >&2
+        exit 2
+    fi
+    [ "$runs" -eq 0 ] && echo "== $target: no selection matches FUZZ_ONLY='$FUZZ_ONLY'"
+    total_runs=$((total_runs + runs))
 done
+if [ "$total_runs" -eq 0 ]; then
+    echo "fuzz.sh: nothing ran (FUZZ_ONLY='${FUZZ_ONLY:-}' matches no engine selection)" >&2
+    exit 2
+fi
 echo "== fuzzing: no findings"
