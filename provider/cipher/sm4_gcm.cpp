@@ -6,8 +6,9 @@
 // default provider would misbehave: lengths that cannot be buffers, a
 // "tlsivinv" longer than the IV or empty, a "tlsivgen" into an empty buffer
 // or from an IV shorter than its 8-byte count, update or final after a
-// failed tag check (until a new IV), an init refused for a parameter (it
-// changes nothing); a new key mid-message restarts it from its IV.
+// failed tag check (until a new IV), an init or set_ctx_params refused for a
+// parameter (it changes nothing); a new key mid-message restarts it from its
+// IV.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -95,48 +96,24 @@ bool get_iv_gen(GcmCtx* ctx, uint8_t* out, size_t len) {
     return true;
 }
 
-// "tlsivinv": the explicit part received (decryption), which starts a message.
-bool set_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
-    if (in == nullptr || !ctx->iv_gen || !ctx->key_set || ctx->encrypting || len == 0 ||
-        len > ctx->iv_len)
-        return false;
+// "tlsivinv" can be taken: the explicit part of a TLS IV received
+// (decryption), 1..ivlen bytes, once the fixed part is set.
+bool iv_inv_acceptable(bool iv_gen, bool key_set, bool encrypting, size_t iv_len,
+                       const uint8_t* in, size_t len) {
+    return in != nullptr && iv_gen && key_set && !encrypting && len != 0 && len <= iv_len;
+}
+
+// The explicit part received goes in; it starts a message.
+void take_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
     std::memcpy(ctx->iv + ctx->iv_len - len, in, len);
     start_message(ctx);
-    return true;
 }
 
-// "tlsivfixed": the fixed part of the TLS IV (encryption draws the rest
-// from RAND); SIZE_MAX (EVP_CTRL_GCM_SET_IV_FIXED with -1) restores the whole IV.
-bool set_iv_fixed(GcmCtx* ctx, const uint8_t* fixed, size_t len) {
-    if (fixed == nullptr) return false;
-    if (len == SIZE_MAX) {
-        std::memcpy(ctx->iv, fixed, ctx->iv_len);
-    } else {
-        if (len < EVP_GCM_TLS_FIXED_IV_LEN || len > ctx->iv_len ||
-            ctx->iv_len - len < EVP_GCM_TLS_EXPLICIT_IV_LEN)
-            return false;
-        if (ctx->encrypting) {
-            uint8_t rest[kMaxIvLen];
-            const size_t rest_len = ctx->iv_len - len;
-            if (!random_bytes(rest, rest_len)) return false;
-            std::memcpy(ctx->iv + len, rest, rest_len);
-            ctx->iv_gen_rand = true;
-        }
-        std::memcpy(ctx->iv, fixed, len);
-    }
-    ctx->iv_gen = true;
-    ctx->iv_state = IvState::kBuffered;
-    return true;
-}
-
-// "tlsaad": the 13-byte TLS record header; its length field becomes the
-// payload's (without explicit IV, and without the tag when decrypting).
-bool set_tls_aad(GcmCtx* ctx, const uint8_t* aad, size_t len) {
-    if (aad == nullptr || len != kTlsAadLen ||
-        !tls_record_aad(aad, ctx->encrypting ? 0 : EVP_GCM_TLS_TAG_LEN, ctx->tls_aad))
+// A TLS record's explicit IV (decryption).
+bool set_iv_inv(GcmCtx* ctx, const uint8_t* in, size_t len) {
+    if (!iv_inv_acceptable(ctx->iv_gen, ctx->key_set, ctx->encrypting, ctx->iv_len, in, len))
         return false;
-    ctx->tls_aad_set = true;
-    ctx->tls_aad_pad = EVP_GCM_TLS_TAG_LEN;
+    take_iv_inv(ctx, in, len);
     return true;
 }
 
@@ -273,6 +250,156 @@ bool finish(GcmCtx* ctx, size_t* outl) {
     return ok;
 }
 
+// ---------------------------------------------------------------- parameters
+
+// What the parameters are checked against: the context as init's own
+// arguments (direction, key, IV) will leave it.
+struct Base {
+    bool encrypting;
+    bool key_set;
+    size_t iv_len;
+};
+
+// The settable parameters, all read and checked before any is applied (a
+// refusal changes nothing), then applied in the default provider's order,
+// whatever their order in the array: tag, ivlen, tlsaad, tlsivfixed,
+// tlsivinv, each checked against what those before it will have set.
+// Nothing in it is secret or key-derived: an expected tag, a record header,
+// IV bytes that travel in the record.
+struct Settings {
+    const OSSL_PARAM* tag;  // decryption's expected tag
+    bool iv_len_given;
+    size_t iv_len;  // in force once they are applied
+    bool tls_aad_given;
+    uint8_t tls_aad[kTlsAadLen];  // the header with the payload's length
+    const uint8_t* fixed;         // "tlsivfixed"
+    size_t fixed_len;             // SIZE_MAX: the whole IV
+    uint8_t fixed_rest[kMaxIvLen];  // encryption: the rest of that IV, from RAND
+    const uint8_t* inv;             // "tlsivinv"
+    size_t inv_len;
+};
+
+// Each refusal with the default provider's code for it.
+bool read_settings(const GcmCtx* ctx, const OSSL_PARAM params[], const Base& base, Settings& s) {
+    s.tag = nullptr;
+    s.iv_len_given = false;
+    s.iv_len = base.iv_len;
+    s.tls_aad_given = false;
+    s.fixed = s.inv = nullptr;
+    s.fixed_len = s.inv_len = 0;
+    if (params == nullptr) return true;
+    if (refuse_repeated(ctx->prov, params,
+                        {{OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_IVLEN},
+                         {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED},
+                         {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV}}))
+        return false;
+    using hwaccel::params::locate;
+    if (const OSSL_PARAM* p = locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+        // The default's codes: one that cannot be read, one it refuses.
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
+            p->data_size > kTagLen) {
+            raise_error(ctx->prov, kErrFailedToGetParameter,
+                        "the tag is an octet string of 1..16 bytes");
+            return false;
+        }
+        if (p->data_size == 0 || base.encrypting) {
+            raise_error(ctx->prov, kErrInvalidTag, "invalid tag: 1..16 bytes, when decrypting");
+            return false;
+        }
+        s.tag = p;
+    }
+    if (const OSSL_PARAM* p = locate(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
+        size_t len = 0;
+        if (!hwaccel::params::get_size_t(p, &len)) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "ivlen must be a size_t");
+            return false;
+        }
+        if (len == 0 || len > kMaxIvLen) {
+            raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes", kMaxIvLen);
+            return false;
+        }
+        s.iv_len_given = true;
+        s.iv_len = len;
+    }
+    if (const OSSL_PARAM* p = locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "tlsaad is an octet string");
+            return false;
+        }
+        // Its length field becomes the payload's (without explicit IV, and
+        // without the tag when decrypting).
+        if (p->data == nullptr || p->data_size != kTlsAadLen ||
+            !tls_record_aad(static_cast<const uint8_t*>(p->data),
+                            base.encrypting ? 0 : EVP_GCM_TLS_TAG_LEN, s.tls_aad)) {
+            raise_error(ctx->prov, kErrInvalidAad, "invalid TLS AAD");
+            return false;
+        }
+        s.tls_aad_given = true;
+    }
+    if (const OSSL_PARAM* p = locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) {
+        // The fixed part of the TLS IV (encryption draws the rest from RAND);
+        // SIZE_MAX (EVP_CTRL_GCM_SET_IV_FIXED with -1): the whole IV.
+        const size_t len = p->data_size;
+        bool ok = p->data_type == OSSL_PARAM_OCTET_STRING && p->data != nullptr;
+        if (ok && len != SIZE_MAX) {
+            ok = len >= EVP_GCM_TLS_FIXED_IV_LEN && len <= s.iv_len &&
+                 s.iv_len - len >= EVP_GCM_TLS_EXPLICIT_IV_LEN;
+            if (ok && base.encrypting) ok = random_bytes(s.fixed_rest, s.iv_len - len);
+        }
+        if (!ok) {
+            raise_error(ctx->prov, kErrFailedToGetParameter, "invalid fixed TLS IV");
+            return false;
+        }
+        s.fixed = static_cast<const uint8_t*>(p->data);
+        s.fixed_len = len;
+    }
+    if (const OSSL_PARAM* p = locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) {
+        const bool iv_gen = ctx->iv_gen || s.fixed != nullptr;
+        if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+            !iv_inv_acceptable(iv_gen, base.key_set, base.encrypting, s.iv_len,
+                               static_cast<const uint8_t*>(p->data), p->data_size)) {
+            raise_error(ctx->prov, kErrInvalidParameter, "cannot set the TLS IV");
+            return false;
+        }
+        s.inv = static_cast<const uint8_t*>(p->data);
+        s.inv_len = p->data_size;
+    }
+    return true;
+}
+
+// The settings read, applied to a context as the checks assumed it.
+void apply(GcmCtx* ctx, const Settings& s) {
+    if (s.tag != nullptr) {
+        std::memcpy(ctx->tag, s.tag->data, s.tag->data_size);
+        ctx->tag_len = s.tag->data_size;
+    }
+    if (s.iv_len_given && s.iv_len != ctx->iv_len) {
+        // An IV set (or generated) for the old length is no longer one; a
+        // message begun under it is over, its state wiped.
+        if (ctx->iv_state != IvState::kUnset) end_message(ctx);
+        ctx->iv_len = s.iv_len;
+    }
+    if (s.tls_aad_given) {
+        std::memcpy(ctx->tls_aad, s.tls_aad, kTlsAadLen);
+        ctx->tls_aad_set = true;
+        ctx->tls_aad_pad = EVP_GCM_TLS_TAG_LEN;
+    }
+    if (s.fixed != nullptr) {
+        if (s.fixed_len == SIZE_MAX) {
+            std::memcpy(ctx->iv, s.fixed, ctx->iv_len);
+        } else {
+            if (ctx->encrypting) {
+                std::memcpy(ctx->iv + s.fixed_len, s.fixed_rest, ctx->iv_len - s.fixed_len);
+                ctx->iv_gen_rand = true;
+            }
+            std::memcpy(ctx->iv, s.fixed, s.fixed_len);
+        }
+        ctx->iv_gen = true;
+        ctx->iv_state = IvState::kBuffered;
+    }
+    if (s.inv != nullptr) take_iv_inv(ctx, s.inv, s.inv_len);
+}
+
 // What OpenSSL calls (cipher_functions.hpp adds the rest).
 struct Sm4Gcm {
     using Ctx = GcmCtx;
@@ -283,101 +410,29 @@ struct Sm4Gcm {
     }
 
     static int set_ctx_params(Ctx* ctx, const OSSL_PARAM params[]) {
-        if (params == nullptr) return 1;
-        if (refuse_repeated(ctx->prov, params,
-                            {{OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_IVLEN},
-                             {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED},
-                             {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV}}))
+        Settings s;
+        if (!read_settings(ctx, params, Base{ctx->encrypting, ctx->key_set, ctx->iv_len}, s))
             return 0;
-        // Applied in order, as the default provider does: a refusal leaves the
-        // earlier parameters of the same call applied.
-        for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-            if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-                // The default's codes: one that cannot be read, one it refuses.
-                if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
-                    p->data_size > kTagLen) {
-                    raise_error(ctx->prov, kErrFailedToGetParameter,
-                                "the tag is an octet string of 1..16 bytes");
-                    return 0;
-                }
-                if (p->data_size == 0 || ctx->encrypting) {
-                    raise_error(ctx->prov, kErrInvalidTag,
-                                "invalid tag: 1..16 bytes, when decrypting");
-                    return 0;
-                }
-                std::memcpy(ctx->tag, p->data, p->data_size);
-                ctx->tag_len = p->data_size;
-            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
-                size_t len = 0;
-                if (!hwaccel::params::get_size_t(p, &len)) {
-                    raise_error(ctx->prov, kErrFailedToGetParameter, "ivlen must be a size_t");
-                    return 0;
-                }
-                if (len == 0 || len > kMaxIvLen) {
-                    raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes",
-                                kMaxIvLen);
-                    return 0;
-                }
-                if (len != ctx->iv_len) {
-                    // An IV set (or generated) for the old length is no longer
-                    // one; a message begun under it is over, its state wiped.
-                    if (ctx->iv_state != IvState::kUnset) end_message(ctx);
-                    ctx->iv_len = len;
-                }
-            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == 0) {
-                if (p->data_type != OSSL_PARAM_OCTET_STRING) {
-                    raise_error(ctx->prov, kErrFailedToGetParameter, "tlsaad is an octet string");
-                    return 0;
-                }
-                if (!set_tls_aad(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                    raise_error(ctx->prov, kErrInvalidAad, "invalid TLS AAD");
-                    return 0;
-                }
-            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == 0) {
-                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                    !set_iv_fixed(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                    raise_error(ctx->prov, kErrFailedToGetParameter, "invalid fixed TLS IV");
-                    return 0;
-                }
-            } else if (std::strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV) == 0) {
-                if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-                    !set_iv_inv(ctx, static_cast<const uint8_t*>(p->data), p->data_size)) {
-                    raise_error(ctx->prov, kErrInvalidParameter, "cannot set the TLS IV");
-                    return 0;
-                }
-            }
-        }
+        apply(ctx, s);
         return 1;
     }
 
     static int init(Ctx* ctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
                     size_t ivlen, const OSSL_PARAM params[], bool encrypt) {
+        // Everything is checked before anything changes (README: a refused
+        // init keeps the context as it was; the default's has installed key,
+        // IV and direction by then), the parameters against the context as
+        // key, IV and direction will leave it.
         if (!require_key_length(ctx->prov, key, keylen, kKeyLen)) return 0;
         if (iv != nullptr && (ivlen == 0 || ivlen > kMaxIvLen)) {
             raise_error(ctx->prov, kErrInvalidIvLength, "GCM IVs are 1..%zu bytes, got %zu",
                         kMaxIvLen, ivlen);
             return 0;
         }
-        // set_ctx_params applies its parameters in order, as the default's
-        // does; init is whole or not at all (README: a refused init keeps
-        // the context as it was; the default's has installed key, IV and
-        // direction by then). The copy holds the key schedule: wiped, and
-        // the registers it went through cleared.
-        if (params != nullptr && params->key != nullptr) {
-            GcmCtx before;
-            std::memcpy(&before, ctx, sizeof before);
-            const int ok = apply_init(ctx, key, iv, ivlen, params, encrypt);
-            if (!ok) std::memcpy(ctx, &before, sizeof *ctx);
-            hwaccel::wipe(&before, sizeof before);
-            clear_vector_registers();
-            return ok;
-        }
-        return apply_init(ctx, key, iv, ivlen, params, encrypt);
-    }
-
-    // init's changes, its arguments checked.
-    static int apply_init(Ctx* ctx, const unsigned char* key, const unsigned char* iv, size_t ivlen,
-                          const OSSL_PARAM params[], bool encrypt) {
+        Settings s;
+        const Base base{encrypt, ctx->key_set || key != nullptr,
+                        iv != nullptr ? ivlen : ctx->iv_len};
+        if (!read_settings(ctx, params, base, s)) return 0;
         ctx->encrypting = encrypt;
         if (iv != nullptr) {
             ctx->iv_len = ivlen;
@@ -392,7 +447,8 @@ struct Sm4Gcm {
             // A message under the old key cannot go on: it restarts from its IV.
             if (ctx->iv_state == IvState::kInUse) ctx->iv_state = IvState::kBuffered;
         }
-        return set_ctx_params(ctx, params);
+        apply(ctx, s);
+        return 1;
     }
 
     static int update(Ctx* ctx, unsigned char* out, size_t* outl, size_t outsize,
