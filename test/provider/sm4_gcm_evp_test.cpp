@@ -886,6 +886,92 @@ TEST_CASE("SM4-GCM: a refused init keeps the context as it was", "[gcm][bad-inpu
     }
 }
 
+// README: set_ctx_params, like init, checks everything before changing
+// anything. The default provider of 3.6/4.0 applies the parameters in a
+// fixed order (tag, ivlen, tlsaad, tlsivfixed, tlsivinv) and keeps those it
+// applied before a refusal; hwaccel applies them in that order too, each
+// checked against what those before it set, but all or none.
+TEST_CASE("SM4-GCM: set_ctx_params applies all its parameters or none, in the default's order",
+          "[gcm][params][bad-input]") {
+    LoadedProvider prov;
+    Lcg rng(44);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), msg = rng.bytes(32);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs;
+    if (OPENSSL_version_major() * 100 + OPENSSL_version_minor() >= 306) theirs = default_gcm(prov);
+    SECTION("whatever the array's order: tlsivinv after the tlsivfixed it needs, tlsivfixed under the new ivlen") {
+        for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+            if (c == nullptr) continue;
+            INFO(provider_of(c));
+            Bytes fixed = rng.bytes(4), inv = rng.bytes(8);
+            CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_DecryptInit_ex2(dec.get(), c, key.data(), nullptr, nullptr) == 1);
+            OSSL_PARAM inv_first[] = {
+                OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, inv.data(), 8),
+                OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed.data(), 4),
+                OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_set_params(dec.get(), inv_first) == 1);
+            Bytes got(12), want = fixed;
+            want.insert(want.end(), inv.begin(), inv.end());
+            CHECK(EVP_CIPHER_CTX_get_original_iv(dec.get(), got.data(), 12) == 1);
+            CHECK(got == want);
+
+            CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_EncryptInit_ex2(enc.get(), c, key.data(), nullptr, nullptr) == 1);
+            size_t sixteen = 16;
+            OSSL_PARAM fixed_first[] = {
+                OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed.data(), 4),
+                OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &sixteen), OSSL_PARAM_END};
+            CHECK(EVP_CIPHER_CTX_set_params(enc.get(), fixed_first) == 1);
+            // A 16-byte IV, fixed part first, starts the message.
+            Bytes iv16(16), out(16);
+            CHECK(EVP_CIPHER_CTX_get_original_iv(enc.get(), iv16.data(), 16) == 1);
+            CHECK(Bytes(iv16.begin(), iv16.begin() + 4) == fixed);
+            int outl = 0;
+            CHECK(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+            ERR_clear_error();
+        }
+    }
+    // The rest is hwaccel's alone: the default keeps what it applied first.
+    SECTION("a good tag before a refused ivlen: the tag length stays") {
+        CipherCtxPtr dec = started(ours.get(), false, key, iv);
+        Bytes tag(8, 1);
+        size_t zero = 0;
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag.data(), 8),
+                          OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &zero), OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(dec.get(), p) != 1);
+        CHECK(raised_error());
+        size_t taglen = 0;
+        OSSL_PARAM q[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &taglen), OSSL_PARAM_END};
+        REQUIRE(EVP_CIPHER_CTX_get_params(dec.get(), q) == 1);
+        CHECK(taglen == 16);
+    }
+    SECTION("a good ivlen before a refused tlsaad: the message goes on under its IV") {
+        const Result want = run(ours.get(), true, key, iv, {}, msg, one_piece(0, 32));
+        REQUIRE(want.ok);
+        CipherCtxPtr enc = started(ours.get(), true, key, iv);
+        Bytes first(16), rest(16), tag(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), first.data(), &outl, msg.data(), 16) == 1);
+        size_t sixteen = 16;
+        unsigned char short_aad[5] = {};
+        OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &sixteen),
+                          OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, short_aad, 5),
+                          OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(enc.get(), p) != 1);
+        CHECK(raised_error());
+        size_t ivlen = 0;
+        OSSL_PARAM q[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen), OSSL_PARAM_END};
+        REQUIRE(EVP_CIPHER_CTX_get_params(enc.get(), q) == 1);
+        CHECK(ivlen == 12);
+        REQUIRE(EVP_EncryptUpdate(enc.get(), rest.data(), &outl, msg.data() + 16, 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), rest.data(), &outl) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        first.insert(first.end(), rest.begin(), rest.end());
+        CHECK(first == want.text);
+        CHECK(tag == want.tag);
+    }
+}
+
 // A "tlsivinv" with no data (an octet string whose pointer is NULL, as
 // EVP_CTRL_GCM_SET_IV_INV with a NULL pointer makes) is refused, as the
 // default provider refuses it; it was read through the NULL pointer.
