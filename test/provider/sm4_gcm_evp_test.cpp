@@ -812,6 +812,63 @@ TEST_CASE("SM4-GCM: the IV and the tag answer a size query (NULL data)", "[gcm][
     }
 }
 
+// A tag request with no size (EVP_CTRL_AEAD_GET_TAG with 0 and NULL, or a
+// NULL-data OSSL_PARAM of size 0) is a size query: the default provider of
+// 3.6/4.0 answers it (3.5's refuses), with return_size 0; hwaccel with the
+// whole tag's size, as "taglen" says. Refused by both before an
+// encryption's final, when decrypting, and with a buffer of 0 bytes;
+// NULL data of more than 16 bytes hwaccel refuses (default echoes the size).
+TEST_CASE("SM4-GCM: a tag size query with no size answers the whole tag's", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(45);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), msg = rng.bytes(16);
+    CipherPtr ours = prov.cipher("SM4-GCM"), theirs;
+    if (OPENSSL_version_major() * 100 + OPENSSL_version_minor() >= 306) theirs = default_gcm(prov);
+    auto query = [](EVP_CIPHER_CTX* ctx, void* data, size_t size, size_t* return_size) {
+        OSSL_PARAM q[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, data, size),
+                          OSSL_PARAM_END};
+        q[0].return_size = 777;
+        const int ok = EVP_CIPHER_CTX_get_params(ctx, q);
+        *return_size = q[0].return_size;
+        ERR_clear_error();
+        return ok;
+    };
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        const bool hwaccel = c == ours.get();
+        INFO(provider_of(c));
+        size_t n = 0;
+        CipherCtxPtr enc = started(c, true, key, iv);
+        CHECK(query(enc.get(), nullptr, 0, &n) != 1);  // no tag yet
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 0, nullptr) <= 0);
+        ERR_clear_error();
+        Bytes out(16);
+        int outl = 0;
+        REQUIRE(EVP_EncryptUpdate(enc.get(), out.data(), &outl, msg.data(), 16) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(enc.get(), out.data(), &outl) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 0, nullptr) == 1);
+        CHECK(query(enc.get(), nullptr, 0, &n) == 1);
+        CHECK(n == (hwaccel ? 16u : 0u));
+        for (size_t size = 1; size <= 16; ++size) {
+            CHECK(query(enc.get(), nullptr, size, &n) == 1);
+            CHECK(n == size);
+        }
+        unsigned char buf[17];
+        CHECK(query(enc.get(), buf, 0, &n) != 1);
+        CHECK(query(enc.get(), buf, 17, &n) != 1);
+        if (hwaccel) CHECK(query(enc.get(), nullptr, 17, &n) != 1);
+        // The tag itself is as before.
+        Bytes tag(16), again(16);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_GET_TAG, 16, again.data()) == 1);
+        CHECK(tag == again);
+
+        CipherCtxPtr dec = started(c, false, key, iv);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag.data()) == 1);
+        CHECK(query(dec.get(), nullptr, 0, &n) != 1);
+    }
+}
+
 // README: "init and set_ctx_params check everything before changing
 // anything: a refused init keeps the context as it was". The default
 // provider's GCM installs the key and IV (and the direction) before it
