@@ -53,7 +53,8 @@ struct CcmCtx {
     Sm4State sm4;        // engine and key; its counter registers are CTR scratch
     Sm4CcmMessage msg;   // the message under way
     uint8_t iv[16];      // the nonce is its first 15 - l bytes (TLS fills 12)
-    uint8_t tag[16];     // decryption: the expected tag; encryption: the computed one
+    uint8_t tag[16];     // decryption: the expected tag
+    uint8_t sealed_tag[16];  // encryption: the last payload's tag, until read
     uint8_t tls_aad[kTlsAadLen];
     size_t l;            // bytes of the length field, 2..8
     size_t m;            // tag length
@@ -66,7 +67,8 @@ struct CcmCtx {
     bool aad_done;
     bool data_done;      // the payload went through: the message is over
     bool tag_set;        // decryption: an expected tag is there
-    bool tag_ready;      // encryption: the tag can be read
+    bool tag_ready;      // sealed_tag holds a finished message's tag
+    size_t sealed_len;   // its length (that message's M)
     bool verified;       // decryption: the payload's tag matched
     bool finalized;
 };
@@ -74,15 +76,30 @@ static_assert(std::is_trivially_copyable_v<CcmCtx>);
 
 size_t iv_len(const CcmCtx* ctx) { return 15 - ctx->l; }
 
+// The message's state; a finished message's tag is kept (forget_sealed_tag).
 void forget_message(CcmCtx* ctx) {
     hwaccel::wipe(&ctx->msg, sizeof ctx->msg);
     ctx->len_set = ctx->aad_done = ctx->data_done = false;
-    ctx->tag_ready = ctx->verified = false;
+    ctx->verified = false;
 }
 
 void forget_tag(CcmCtx* ctx) {
     hwaccel::wipe(ctx->tag, sizeof ctx->tag);
-    ctx->tag_set = ctx->tag_ready = false;
+    ctx->tag_set = false;
+}
+
+// An encryption's tag is readable once, on an encrypting context, until the
+// next message begins (its declaration, AAD, payload, final or TLS record):
+// a re-init in between (new IV, key, both, none, parameters, even a
+// decrypting init and back) keeps it, as OpenSSL 4.0's default provider
+// does. It is the finished message's tag, not secret, in its own buffer: the
+// next message's MAC state and a decryption's expected or computed tag are
+// never what a read returns (the default's read returns its live CBC-MAC
+// register, which by then may be another message's).
+void forget_sealed_tag(CcmCtx* ctx) {
+    hwaccel::wipe(ctx->sealed_tag, sizeof ctx->sealed_tag);
+    ctx->tag_ready = false;
+    ctx->sealed_len = 0;
 }
 
 // ---------------------------------------------------------------- parameters
@@ -251,6 +268,7 @@ bool check_declaration(const CcmCtx* ctx, size_t len) {
 }
 
 void declare(CcmCtx* ctx, size_t len) {
+    forget_sealed_tag(ctx);  // another message begins
     ccm_start(ctx->msg, ctx->iv, ctx->l, len, ctx->m);  // checked by check_declaration
     ctx->len_set = true;
 }
@@ -286,8 +304,9 @@ bool crypt_payload(CcmCtx* ctx, unsigned char* out, const unsigned char* in, siz
     ctx->data_done = true;
     if (ctx->encrypting) {
         // Refused only for a length other than the declared one (checked above).
-        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
+        ctx->tag_ready = ccm_encrypt(ctx->sm4, ctx->msg, out, in, len, ctx->sealed_tag);
         if (!ctx->tag_ready) raise_error(ctx->prov, kErrCipherOperationFailed, "not the declared message length");
+        ctx->sealed_len = ctx->tag_ready ? ctx->msg.tag_len : 0;
         return ctx->tag_ready;
     }
     ctx->verified = ccm_decrypt(ctx->sm4, ctx->msg, out, in, len, ctx->tag);
@@ -313,6 +332,7 @@ bool tls_record(CcmCtx* ctx, unsigned char* out, size_t* outl, const unsigned ch
         raise_error(ctx->prov, kErrCipherOperationFailed, "record too long for ivlen %zu", iv_len(ctx));
         return false;
     }
+    forget_sealed_tag(ctx);  // another message begins
     // Sending: the explicit IV is the sequence number at the AAD's start.
     if (ctx->encrypting) std::memcpy(out, ctx->tls_aad, kTlsExplicitIvLen);
     std::memcpy(ctx->iv + kTlsFixedIvLen, in, kTlsExplicitIvLen);
@@ -398,8 +418,9 @@ struct Sm4Ccm {
             ctx->encrypting = was_encrypting;
             return 0;
         }
-        // A new message: nothing of the previous one survives. A nonce whose
-        // payload went through is spent; only a new IV starts another message.
+        // A new message: nothing of the previous one survives but its tag
+        // (forget_sealed_tag says until when). A nonce whose payload went
+        // through is spent; only a new IV starts another message.
         if (ctx->data_done) ctx->iv_set = false;
         forget_message(ctx);
         ctx->finalized = false;
@@ -446,16 +467,17 @@ struct Sm4Ccm {
                 return 0;
             }
             if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
-                p->data_size != ctx->msg.tag_len) {
+                p->data_size != ctx->sealed_len) {
                 raise_error(ctx->prov, kErrFailedToSetParameter, "the tag is %zu bytes",
-                            ctx->msg.tag_len);
+                            ctx->sealed_len);
                 return 0;
             }
-            std::memcpy(p->data, ctx->tag, ctx->msg.tag_len);
-            p->return_size = ctx->msg.tag_len;
-            // Read once; the nonce is spent (as the default provider).
-            forget_tag(ctx);
-            ctx->iv_set = false;
+            std::memcpy(p->data, ctx->sealed_tag, ctx->sealed_len);
+            p->return_size = ctx->sealed_len;
+            // Read once, as the default provider. Its nonce was spent by the
+            // payload (data_done); a nonce a re-init has given since is the
+            // next message's and stays (the default's read drops it too).
+            forget_sealed_tag(ctx);
         }
         return 1;
     }
