@@ -56,6 +56,7 @@ struct GcmCtx {
     IvState iv_state;
     uint8_t tag[kTagLen];  // encryption: the tag after final; decryption: the expected one
     size_t tag_len;        // 0: none yet
+    bool tag_sealed;       // tag is an encryption's own (readable), not an expected one
     bool encrypting;
     bool key_set;
     bool iv_gen;       // "tlsivfixed" set: the TLS IV counter runs
@@ -230,7 +231,7 @@ bool finish(GcmCtx* ctx, size_t* outl) {
         return false;
     }
     if (!ready(ctx)) return false;
-    if (!ctx->encrypting && ctx->tag_len == 0) {
+    if (!ctx->encrypting && (ctx->tag_len == 0 || ctx->tag_sealed)) {
         raise_error(ctx->prov, kErrTagNotSet, "set the expected tag before final");
         return false;
     }
@@ -241,6 +242,7 @@ bool finish(GcmCtx* ctx, size_t* outl) {
     if (ctx->encrypting) {
         std::memcpy(ctx->tag, tag, kTagLen);
         ctx->tag_len = kTagLen;
+        ctx->tag_sealed = true;
     } else if (!constant_time_equal(tag, ctx->tag, ctx->tag_len)) {
         raise_error(ctx->prov, kErrBadDecrypt, "tag mismatch");
         ok = false;
@@ -372,6 +374,7 @@ void apply(GcmCtx* ctx, const Settings& s) {
     if (s.tag != nullptr) {
         std::memcpy(ctx->tag, s.tag->data, s.tag->data_size);
         ctx->tag_len = s.tag->data_size;
+        ctx->tag_sealed = false;
     }
     if (s.iv_len_given && s.iv_len != ctx->iv_len) {
         // An IV set (or generated) for the old length is no longer one; a
@@ -528,7 +531,7 @@ struct Sm4Gcm {
                 // Encryption's tag, after final; any prefix of it. NULL data
                 // asks its size: the prefix's, or with size 0 the whole tag's
                 // ("taglen"); 3.6/4.0's default answers that 1, return_size 0.
-                if (!ctx->encrypting || ctx->tag_len == 0 || p->data_size > kTagLen ||
+                if (!ctx->encrypting || !ctx->tag_sealed || p->data_size > kTagLen ||
                     (p->data_size == 0 && p->data != nullptr)) {
                     raise_error(ctx->prov, kErrInvalidTag,
                                 "invalid tag: 1..16 bytes, after an encryption's final");

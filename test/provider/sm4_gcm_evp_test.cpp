@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/proverr.h>
 
 #include <catch2/catch.hpp>
 #include <climits>
@@ -866,6 +867,65 @@ TEST_CASE("SM4-GCM: a tag size query with no size answers the whole tag's", "[gc
         CipherCtxPtr dec = started(c, false, key, iv);
         REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag.data()) == 1);
         CHECK(query(dec.get(), nullptr, 0, &n) != 1);
+    }
+}
+
+// The tag a context gives is an encryption's own, and the tag a decryption
+// checks is one the caller set. The default provider of 3.6/4.0 keeps one
+// buffer for both: after a decryption's expected tag and an encrypting
+// re-init it "reads" that expected tag as the tag of an encryption that has
+// not run; after an encryption and a decrypting re-init, a final with no
+// expected tag checks against the encryption's tag. hwaccel refuses both
+// (INVALID_TAG, TAG_NOT_SET); a finished encryption's tag stays readable
+// through a re-init, as the default's.
+TEST_CASE("SM4-GCM: a tag read is an encryption's own, a tag checked is the caller's", "[gcm][params]") {
+    LoadedProvider prov;
+    Lcg rng(46);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12), iv2 = rng.bytes(12), msg = rng.bytes(32);
+    CipherPtr c = prov.cipher("SM4-GCM");
+    const Result sealed = run(c.get(), true, key, iv, {}, msg, one_piece(0, 32));
+    REQUIRE(sealed.ok);
+    Bytes out(32), tag(16);
+    int outl = 0;
+    SECTION("an expected tag is not read back after an encrypting re-init") {
+        CipherCtxPtr ctx = started(c.get(), false, key, iv);
+        Bytes expected = sealed.tag;
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, 16, expected.data()) == 1);
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, key.data(), iv2.data(), 1, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) <= 0);
+        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_TAG));
+        ERR_clear_error();
+        // Its own encryption's tag, once it has one.
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), out.data(), &outl, msg.data(), 32) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(ctx.get(), out.data(), &outl) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        CHECK(tag == run(c.get(), true, key, iv2, {}, msg, one_piece(0, 32)).tag);
+    }
+    SECTION("an encryption's tag is not the expected one after a decrypting re-init") {
+        CipherCtxPtr ctx = started(c.get(), true, key, iv);
+        REQUIRE(EVP_EncryptUpdate(ctx.get(), out.data(), &outl, msg.data(), 32) == 1);
+        REQUIRE(EVP_EncryptFinal_ex(ctx.get(), out.data(), &outl) == 1);
+        // Kept through a re-init while the context encrypts.
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv2.data(), 1, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1);
+        CHECK(tag == sealed.tag);
+        // The same message decrypted with no expected tag: refused, though the
+        // context holds the right one.
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), 0, nullptr) == 1);
+        Bytes plain(32);
+        REQUIRE(EVP_DecryptUpdate(ctx.get(), plain.data(), &outl, sealed.text.data(), 32) == 1);
+        CHECK(EVP_DecryptFinal_ex(ctx.get(), plain.data(), &outl) != 1);
+        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_TAG_NOT_SET));
+        ERR_clear_error();
+        CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) <= 0);
+        ERR_clear_error();
+        // With the tag set, the same decryption verifies.
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), 0, nullptr) == 1);
+        Bytes expected = sealed.tag;
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, 16, expected.data()) == 1);
+        REQUIRE(EVP_DecryptUpdate(ctx.get(), plain.data(), &outl, sealed.text.data(), 32) == 1);
+        CHECK(EVP_DecryptFinal_ex(ctx.get(), plain.data(), &outl) == 1);
+        CHECK(plain == msg);
     }
 }
 
