@@ -3,6 +3,7 @@
 #include "cipher/ciphers.hpp"
 #include "digest/digests.hpp"
 #include "names.hpp"
+#include "skeymgmt/skeymgmt.hpp"
 
 namespace hwaccel {
 
@@ -32,6 +33,10 @@ void build_algorithm_tables(ProvCtx& prov) {
         entry(names::kSm4Ccm, sm4_ccm_functions()),
         entry(names::kSm4Gcm, sm4_gcm_functions()),
         entry(names::kSm4Xts, sm4_xts_functions()),
+        {nullptr, nullptr, nullptr, nullptr},
+    };
+    prov.skeymgmt = {
+        entry(names::kSm4SecretKey, sm4_skeymgmt_functions()),
         {nullptr, nullptr, nullptr, nullptr},
     };
 }

@@ -28,6 +28,7 @@ struct ProvCtx {
     Selection engines;
     std::vector<OSSL_ALGORITHM> digests;  // tables carry `property`, so per instance
     std::vector<OSSL_ALGORITHM> ciphers;
+    std::vector<OSSL_ALGORITHM> skeymgmt;  // OpenSSL 3.5+ asks for it
 };
 
 }  // namespace hwaccel

@@ -20,6 +20,7 @@
 #include "params.hpp"
 #include "prov_ctx.hpp"
 #include "property_name.hpp"
+#include "skeymgmt/skeymgmt.hpp"
 
 #ifndef HWACCEL_VERSION
 #error "HWACCEL_VERSION must be defined by the build"
@@ -150,6 +151,8 @@ const OSSL_ALGORITHM* query(void* provctx, int operation_id, int* no_cache) noex
         return inst->digests.data();
     case OSSL_OP_CIPHER:
         return inst->ciphers.data();
+    case kOpSkeymgmt:
+        return inst->skeymgmt.data();
     default:
         return nullptr;
     }

@@ -1,0 +1,17 @@
+// Opaque symmetric keys (EVP_SKEY, OpenSSL 3.5+): the key management
+// hwaccel offers, so that EVP_CipherInit_SKEY can key its ciphers. OpenSSL
+// requires the key and the cipher from one provider, so a key of the
+// default provider's cannot key hwaccel's SM4 (docs/openssl-versions.md).
+#pragma once
+
+#include <openssl/core.h>
+
+namespace hwaccel {
+
+// Not in OpenSSL 3.0's headers (core_dispatch.h of 3.5).
+inline constexpr int kOpSkeymgmt = 15;  // OSSL_OP_SKEYMGMT
+
+// "SM4": a 16-byte SM4 key, or the 32 bytes of SM4-XTS's two.
+const OSSL_DISPATCH* sm4_skeymgmt_functions();
+
+}  // namespace hwaccel

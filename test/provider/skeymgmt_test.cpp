@@ -1,0 +1,270 @@
+// The "SM4" key management (provider/skeymgmt/): opaque SM4 keys for
+// EVP_CipherInit_SKEY on OpenSSL 3.5+. Through the dispatch table on every
+// release (import's refusals, export, free), and through EVP where OpenSSL
+// has EVP_SKEY: every SM4 cipher keyed from an EVP_SKEY gives what the raw
+// key gives.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/proverr.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fake_core.hpp"
+#include "provider_fixture.hpp"
+#include "support/vectors.hpp"
+
+using namespace hwaccel::test;
+
+namespace {
+
+// core_dispatch.h of 3.5 (absent from 3.0's headers).
+constexpr int kOpSkeymgmt = 15;
+constexpr int kSelectParameters = 0x01, kSelectSecretKey = 0x02;
+constexpr int kFnFree = 1, kFnImport = 2, kFnExport = 3, kFnImpSettable = 6;
+using ImportFn = void*(void*, int, const OSSL_PARAM[]);
+using ExportFn = int(void*, int, OSSL_CALLBACK*, void*);
+using FreeFn = void(void*);
+using SettableFn = const OSSL_PARAM*(void*);
+
+struct SkeyFns {
+    ImportFn* import;
+    ExportFn* export_key;
+    FreeFn* free;
+    SettableFn* settable;
+};
+
+// What an export handed over: the parameter's bytes and where they live.
+struct Exported {
+    int calls = 0;
+    std::vector<uint8_t> bytes;
+    const void* where = nullptr;
+};
+int record_export(const OSSL_PARAM params[], void* arg) {
+    auto* e = static_cast<Exported*>(arg);
+    ++e->calls;
+    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+        if (std::strcmp(p->key, "raw-bytes") != 0 || p->data_type != OSSL_PARAM_OCTET_STRING) continue;
+        const auto* b = static_cast<const uint8_t*>(p->data);
+        e->bytes.assign(b, b + p->data_size);
+        e->where = p->data;
+    }
+    return 1;
+}
+
+OSSL_PARAM raw_bytes(const void* data, size_t size) {
+    return {"raw-bytes", OSSL_PARAM_OCTET_STRING, const_cast<void*>(data), size, 0};
+}
+
+}  // namespace
+
+TEST_CASE("skeymgmt: SM4 keys through the dispatch table", "[skeymgmt][dispatch]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const OSSL_ALGORITHM* a = m.algorithms(kOpSkeymgmt);
+    REQUIRE(a != nullptr);
+    REQUIRE(a->algorithm_names != nullptr);
+    // SM4-CBC's names, "SM4" first (names.hpp says why), and nothing else.
+    CHECK(std::string(a->algorithm_names) == "SM4:SM4-CBC:1.2.156.10197.1.104.2");
+    CHECK(std::string(a->property_definition) == "provider=hwaccel");
+    CHECK(a[1].algorithm_names == nullptr);
+    const SkeyFns f{find_fn<ImportFn>(a->implementation, kFnImport),
+                    find_fn<ExportFn>(a->implementation, kFnExport), find_fn<FreeFn>(a->implementation, kFnFree),
+                    find_fn<SettableFn>(a->implementation, kFnImpSettable)};
+    REQUIRE(f.import != nullptr);
+    REQUIRE(f.export_key != nullptr);
+    REQUIRE(f.free != nullptr);
+    REQUIRE(f.settable != nullptr);
+    const OSSL_PARAM* settable = f.settable(m.provctx);
+    REQUIRE(settable != nullptr);
+    CHECK(std::string(settable[0].key) == "raw-bytes");
+    CHECK(settable[0].data_type == OSSL_PARAM_OCTET_STRING);
+    CHECK(settable[1].key == nullptr);
+
+    Lcg rng(81);
+    const Bytes key32 = rng.bytes(32);
+    SECTION("16 and 32 bytes are keys; export gives them back from inside the key") {
+        for (size_t len : {16u, 32u}) {
+            OSSL_PARAM p[] = {raw_bytes(key32.data(), len), OSSL_PARAM_END};
+            for (int selection : {kSelectSecretKey, kSelectSecretKey | kSelectParameters}) {
+                g_core.clear_errors();
+                void* k = f.import(m.provctx, selection, p);
+                REQUIRE(k != nullptr);
+                CHECK(g_core.errors.empty());
+                Exported e, again;
+                CHECK(f.export_key(k, kSelectSecretKey, record_export, &e) == 1);
+                CHECK(e.calls == 1);
+                CHECK(e.bytes == Bytes(key32.begin(), key32.begin() + len));
+                CHECK(e.where != key32.data());  // a copy, kept in the key object
+                // EVP_SKEY_get0_raw_key keeps the pointer: the same bytes each time.
+                CHECK(f.export_key(k, kSelectSecretKey | kSelectParameters, record_export, &again) == 1);
+                CHECK(again.where == e.where);
+                // Nothing to export without the secret selection.
+                Exported none;
+                CHECK(f.export_key(k, kSelectParameters, record_export, &none) == 0);
+                CHECK(none.calls == 0);
+                f.free(k);
+            }
+        }
+        f.free(nullptr);
+        Exported none;
+        CHECK(f.export_key(nullptr, kSelectSecretKey, record_export, &none) == 0);
+        CHECK(none.calls == 0);
+    }
+    SECTION("refused imports raise an error and make no key") {
+        const int wrong_length = static_cast<int>(ERR_PACK(ERR_LIB_PROV, 0, PROV_R_INVALID_KEY_LENGTH));
+        struct Case {
+            const char* what;
+            int selection;
+            std::vector<OSSL_PARAM> params;  // without the end marker
+            bool null_params;
+            bool wrong_length = false;  // INVALID_KEY_LENGTH
+        };
+        const uint8_t* k = key32.data();
+        OSSL_PARAM wrong_type = raw_bytes(k, 16);
+        wrong_type.data_type = OSSL_PARAM_UTF8_STRING;
+        OSSL_PARAM null_data = raw_bytes(nullptr, 16);
+        const std::vector<Case> cases = {
+            {"no secret selected", kSelectParameters, {raw_bytes(k, 16)}, false},
+            {"no selection", 0, {raw_bytes(k, 16)}, false},
+            {"NULL params", kSelectSecretKey, {}, true},
+            {"no raw-bytes", kSelectSecretKey, {}, false},
+            {"raw-bytes of the wrong type", kSelectSecretKey, {wrong_type}, false},
+            {"raw-bytes with NULL data", kSelectSecretKey, {null_data}, false},
+            {"0 bytes", kSelectSecretKey, {raw_bytes(k, 0)}, false, true},
+            {"15 bytes", kSelectSecretKey, {raw_bytes(k, 15)}, false, true},
+            {"17 bytes", kSelectSecretKey, {raw_bytes(k, 17)}, false, true},
+            {"24 bytes", kSelectSecretKey, {raw_bytes(k, 24)}, false, true},
+            {"31 bytes", kSelectSecretKey, {raw_bytes(k, 31)}, false, true},
+            {"33 bytes", kSelectSecretKey, {raw_bytes(k, 33)}, false, true},
+            {"SIZE_MAX bytes", kSelectSecretKey, {raw_bytes(k, SIZE_MAX)}, false, true},
+        };
+        for (const Case& c : cases) {
+            INFO(c.what);
+            std::vector<OSSL_PARAM> p = c.params;
+            p.push_back(OSSL_PARAM_END);
+            g_core.clear_errors();
+            void* key = f.import(m.provctx, c.selection, c.null_params ? nullptr : p.data());
+            CHECK(key == nullptr);
+            f.free(key);
+            CHECK(g_core.errors.size() == 1);
+            if (c.wrong_length) CHECK(g_core.reason == wrong_length);
+        }
+    }
+}
+
+#if OPENSSL_VERSION_NUMBER >= 0x30500000L
+
+namespace {
+
+struct SkeyFree {
+    void operator()(EVP_SKEY* k) const { EVP_SKEY_free(k); }
+};
+using SkeyPtr = std::unique_ptr<EVP_SKEY, SkeyFree>;
+
+// One message through a cipher keyed from raw bytes or from an EVP_SKEY:
+// the output, and for GCM/CCM the tag.
+Bytes crypt(const EVP_CIPHER* c, bool enc, EVP_SKEY* skey, const Bytes& key, const Bytes& iv, const Bytes& in,
+            Bytes* tag) {
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    const int ok = skey != nullptr ? EVP_CipherInit_SKEY(ctx.get(), c, skey, iv.data(), iv.size(), enc, nullptr)
+                                   : EVP_CipherInit_ex2(ctx.get(), c, key.data(), iv.data(), enc, nullptr);
+    REQUIRE(ok == 1);
+    const int mode = EVP_CIPHER_get_mode(c);
+    const bool aead = mode == EVP_CIPH_GCM_MODE || mode == EVP_CIPH_CCM_MODE;
+    if (aead && !enc)
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag->size()), tag->data()) == 1);
+    Bytes out(in.size() + 32);
+    int n = 0, m = 0;
+    REQUIRE(EVP_CipherUpdate(ctx.get(), out.data(), &n, in.data(), static_cast<int>(in.size())) == 1);
+    REQUIRE(EVP_CipherFinal_ex(ctx.get(), out.data() + n, &m) == 1);
+    out.resize(static_cast<size_t>(n + m));
+    if (aead && enc) {
+        const int tag_len = EVP_CIPHER_CTX_get_tag_length(ctx.get());  // CCM's is 12 unless set
+        REQUIRE(tag_len > 0);
+        tag->resize(static_cast<size_t>(tag_len));
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, tag_len, tag->data()) == 1);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("skeymgmt: every SM4 cipher keyed from an EVP_SKEY", "[skeymgmt][evp]") {
+    LoadedProvider prov;
+    Lcg rng(82);
+    struct Alg {
+        const char* name;
+        size_t key_len, iv_len;
+    };
+    const Alg algs[] = {{"SM4-ECB", 16, 0},  {"SM4-CBC", 16, 16}, {"SM4-CFB", 16, 16}, {"SM4-OFB", 16, 16},
+                        {"SM4-CTR", 16, 16}, {"SM4-GCM", 16, 12}, {"SM4-CCM", 16, 7}, {"SM4-XTS", 32, 16}};
+    for (const Alg& alg : algs) {
+        INFO(alg.name);
+        CipherPtr c = prov.cipher(alg.name);
+        Bytes key = rng.bytes(alg.key_len);
+        const Bytes iv = rng.bytes(alg.iv_len), msg = rng.bytes(64);
+        SkeyPtr skey(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", key.data(), key.size(), "provider=hwaccel"));
+        REQUIRE(skey != nullptr);
+        CHECK(std::string(EVP_SKEY_get0_provider_name(skey.get())) == "hwaccel");
+        const unsigned char* raw = nullptr;
+        size_t raw_len = 0;
+        REQUIRE(EVP_SKEY_get0_raw_key(skey.get(), &raw, &raw_len) == 1);
+        CHECK(Bytes(raw, raw + raw_len) == key);
+        Bytes tag_raw, tag_skey;
+        const Bytes want = crypt(c.get(), true, nullptr, key, iv, msg, &tag_raw);
+        const Bytes got = crypt(c.get(), true, skey.get(), key, iv, msg, &tag_skey);
+        CHECK(got == want);
+        CHECK(tag_skey == tag_raw);
+        CHECK(crypt(c.get(), false, skey.get(), key, iv, got, &tag_skey) == msg);
+    }
+    SECTION("a key of the wrong length for the cipher is refused at init") {
+        CipherPtr cbc = prov.cipher("SM4-CBC"), xts = prov.cipher("SM4-XTS");
+        Bytes k16 = rng.bytes(16), k32 = rng.bytes(32);
+        const Bytes iv = rng.bytes(16);
+        SkeyPtr s16(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k16.data(), 16, "provider=hwaccel"));
+        SkeyPtr s32(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k32.data(), 32, "provider=hwaccel"));
+        REQUIRE(s16 != nullptr);
+        REQUIRE(s32 != nullptr);
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        ERR_clear_error();
+        CHECK(EVP_CipherInit_SKEY(ctx.get(), cbc.get(), s32.get(), iv.data(), 16, 1, nullptr) != 1);
+        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+        ERR_clear_error();
+        CHECK(EVP_CipherInit_SKEY(ctx.get(), xts.get(), s16.get(), iv.data(), 16, 1, nullptr) != 1);
+        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+        ERR_clear_error();
+    }
+    SECTION("import refuses other lengths with an error") {
+        Bytes k = rng.bytes(24);
+        ERR_clear_error();
+        CHECK(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k.data(), 24, "provider=hwaccel") == nullptr);
+        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+        ERR_clear_error();
+    }
+    SECTION("`openssl enc -sm4-cbc -skeyopt` asks for a key management named SM4-CBC: it is this one") {
+        EVP_SKEYMGMT* mgmt = EVP_SKEYMGMT_fetch(prov.libctx(), "SM4-CBC", "provider=hwaccel");
+        REQUIRE(mgmt != nullptr);
+        CHECK(EVP_SKEYMGMT_is_a(mgmt, "SM4"));
+        EVP_SKEYMGMT_free(mgmt);
+    }
+    SECTION("a key of another provider's: OpenSSL refuses it for hwaccel's cipher (key and cipher from one provider)") {
+        CipherPtr cbc = prov.cipher("SM4-CBC");
+        Bytes k = rng.bytes(16);
+        const Bytes iv = rng.bytes(16);
+        SkeyPtr theirs(EVP_SKEY_import_raw_key(prov.libctx(), "GENERIC-SECRET", k.data(), 16, "provider=default"));
+        REQUIRE(theirs != nullptr);
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        CHECK(EVP_CipherInit_SKEY(ctx.get(), cbc.get(), theirs.get(), iv.data(), 16, 1, nullptr) != 1);
+        ERR_clear_error();
+    }
+}
+
+#endif
