@@ -95,6 +95,13 @@ CipherPtr LoadedProvider::default_cipher(const char* name) const {
     return c;
 }
 
+CipherPtr LoadedProvider::default_cipher_if_any(const char* name) const {
+    ERR_set_mark();
+    CipherPtr c(EVP_CIPHER_fetch(libctx_, name, "provider=default"));
+    ERR_pop_to_mark();
+    return c;
+}
+
 std::string LoadedProvider::engines() const {
     char* value = nullptr;
     OSSL_PARAM request[] = {OSSL_PARAM_utf8_ptr("engines", &value, 0), OSSL_PARAM_END};

@@ -47,6 +47,9 @@ public:
     MdPtr default_md(const char* name) const;
     CipherPtr cipher(const char* name) const;
     CipherPtr default_cipher(const char* name) const;
+    // The default provider's, or null where its release has none (SM4-GCM,
+    // CCM and XTS before 3.6); the error queue is left as it was.
+    CipherPtr default_cipher_if_any(const char* name) const;
 
     // The provider's "engines" parameter, e.g. "sha1=generic,...".
     std::string engines() const;

@@ -25,12 +25,7 @@ struct Message {
     size_t tag_len;
 };
 
-CipherPtr default_ccm(const LoadedProvider& prov) {
-    ERR_set_mark();
-    CipherPtr c(EVP_CIPHER_fetch(prov.libctx(), "SM4-CCM", "provider=default"));
-    ERR_pop_to_mark();
-    return c;
-}
+CipherPtr default_ccm(const LoadedProvider& prov) { return prov.default_cipher_if_any("SM4-CCM"); }
 
 // Nonce length and tag length, then key and nonce (the default provider's
 // order: it checks the nonce against the length in force).

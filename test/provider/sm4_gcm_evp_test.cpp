@@ -36,9 +36,7 @@ constexpr size_t kTag = 16;
 // one family forced at a time.
 std::vector<std::string> gcm_selections() { return engine_selections({"sm4", "ghash"}); }
 
-CipherPtr default_gcm(const LoadedProvider& prov) {
-    return CipherPtr(EVP_CIPHER_fetch(prov.libctx(), "SM4-GCM", "provider=default"));
-}
+CipherPtr default_gcm(const LoadedProvider& prov) { return prov.default_cipher_if_any("SM4-GCM"); }
 
 // How a message goes through one context.
 struct GcmFeed {

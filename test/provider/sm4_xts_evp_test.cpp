@@ -24,9 +24,7 @@ constexpr size_t kMaxUnit = size_t{16} << 20;  // 2^20 blocks
 // Only what differs for SM4: the automatic choice and each SM4 engine.
 std::vector<std::string> sm4_selections() { return engine_selections({"sm4"}); }
 
-CipherPtr default_xts(const LoadedProvider& prov) {
-    return CipherPtr(EVP_CIPHER_fetch(prov.libctx(), "SM4-XTS", "provider=default"));
-}
+CipherPtr default_xts(const LoadedProvider& prov) { return prov.default_cipher_if_any("SM4-XTS"); }
 
 bool set_standard(EVP_CIPHER_CTX* ctx, const char* standard) {
     if (standard == nullptr) return true;
