@@ -458,11 +458,13 @@ struct Sm4Gcm {
                       const unsigned char* in, size_t inl) {
         // Before any arithmetic on inl: EVP passed an int.
         if (!require_input(ctx, in, inl, kMaxCipherUpdateLength)) return 0;
-        if (ctx->tls_aad_set) return tls_record(ctx, out, outl, in, inl) ? 1 : 0;
+        // 0 bytes do nothing, even with a TLS record pending (as the
+        // default's update; its EVP_Cipher() takes them for the record).
         if (inl == 0) {
             *outl = 0;
             return 1;
         }
+        if (ctx->tls_aad_set) return tls_record(ctx, out, outl, in, inl) ? 1 : 0;
         return absorb(ctx, out, outl, outsize, in, inl) ? 1 : 0;
     }
 

@@ -1155,3 +1155,40 @@ TEST_CASE("SM4-GCM: tlsivgen refuses an IV shorter than the invocation field", "
         CHECK(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_IV_GEN, 8, out) == 1);
     }
 }
+
+// An update of 0 bytes does nothing, a pending TLS record included, as in
+// the default provider (its update answers 1 for 0 bytes before anything
+// else): the record that follows goes through. hwaccel took it for the
+// record, refused it and ended the message, the tlsaad gone.
+TEST_CASE("SM4-GCM: an empty update leaves a pending TLS record alone", "[gcm][tls]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(47);
+    const Bytes key = rng.bytes(16), fixed = rng.bytes(4), payload = rng.bytes(20);
+    unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 8 + 20};
+    // A record: explicit IV (8) || payload || tag (16).
+    Bytes record(8 + 20 + 16);
+    std::memcpy(record.data() + 8, payload.data(), payload.size());
+    CipherCtxPtr enc(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(enc.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, const_cast<uint8_t*>(fixed.data())) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(enc.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+    int n = -1;
+    unsigned char none[1];
+    CHECK(EVP_EncryptUpdate(enc.get(), none, &n, none, 0) == 1);
+    CHECK(n == 0);
+    REQUIRE(EVP_EncryptUpdate(enc.get(), record.data(), &n, record.data(), static_cast<int>(record.size())) == 1);
+    CHECK(n == static_cast<int>(record.size()));
+
+    aad[12] = 8 + 20 + 16;  // the received record's length
+    CipherCtxPtr dec(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_DecryptInit_ex2(dec.get(), c.get(), key.data(), nullptr, nullptr) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, const_cast<uint8_t*>(fixed.data())) == 1);
+    REQUIRE(EVP_CIPHER_CTX_ctrl(dec.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+    n = -1;
+    CHECK(EVP_DecryptUpdate(dec.get(), nullptr, &n, none, 0) == 1);  // as AAD
+    CHECK(EVP_DecryptUpdate(dec.get(), none, &n, none, 0) == 1);
+    REQUIRE(EVP_DecryptUpdate(dec.get(), record.data(), &n, record.data(), static_cast<int>(record.size())) == 1);
+    CHECK(n == 20);
+    CHECK(Bytes(record.begin() + 8, record.begin() + 28) == payload);
+}
