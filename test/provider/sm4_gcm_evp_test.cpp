@@ -1192,3 +1192,34 @@ TEST_CASE("SM4-GCM: an empty update leaves a pending TLS record alone", "[gcm][t
     CHECK(n == 20);
     CHECK(Bytes(record.begin() + 8, record.begin() + 28) == payload);
 }
+
+// README: a tlsivfixed longer than the IV is refused (the default's check,
+// ivlen - (int)len with a size_t ivlen, wraps and takes it; encrypting, it
+// then asks RAND for about 2^64 bytes), and so is tlsivgen into an empty
+// buffer (the default writes the whole IV there). Neither changes the context.
+TEST_CASE("SM4-GCM: tlsivfixed longer than the IV and tlsivgen into no buffer are refused",
+          "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr c = prov.cipher("SM4-GCM");
+    Lcg rng(48);
+    const Bytes key = rng.bytes(16);
+    Bytes fixed = rng.bytes(16);
+    for (int enc = 0; enc < 2; ++enc) {
+        INFO((enc ? "encrypting" : "decrypting"));
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), c.get(), key.data(), nullptr, enc, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 2, nullptr) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) <= 0);
+        CHECK(raised_error());
+        // With room for the invocation field it is taken; tlsivgen of 0
+        // bytes is still refused, then one of 8 bytes works.
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 12, nullptr) == 1);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed.data()) == 1);
+        unsigned char out[16] = {};
+        OSSL_PARAM gen[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, out, 0),
+                            OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_get_params(ctx.get(), gen) != 1);
+        ERR_clear_error();
+        CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_IV_GEN, 8, out) == 1);
+    }
+}
