@@ -86,6 +86,9 @@ const GhashEngine* const kGhash[] = {
     &x86::ghash_vpclmul_avx2,
     &x86::ghash_pclmul,
 #endif
+#if defined(__s390x__)
+    &s390x::ghash_cpacf,
+#endif
 #if defined(__aarch64__)
     &arm64::ghash_pmull,
 #endif

@@ -15,11 +15,12 @@
 #         (SHA-1, SHA-256, Keccak, SM4), each with its full suite: the
 #         big-endian proof.
 #      b. HWACCEL_TEST_CPU claiming every CPACF feature: the CPACF engines run
-#         the whole digest suite under the KIMD/KLMD instruction model
+#         the whole digest suite and the GHASH suite (KIMD-GHASH) under the
+#         KIMD/KLMD instruction model
 #         (test/s390x), which completes only part of the work on every 5th
 #         trap (cc 3), next to the model's own tests and the s390x engine and
 #         detection tests. Skipped here because run a covers them: [sm4] (no
-#         CPACF engine) and the full NIST Monte Carlo case [monte], which for
+#         CPACF SM4 engine) and the full NIST Monte Carlo case [monte], which for
 #         the CPACF engines is replaced by its first 10 of 100 checkpoints
 #         ([monte-reduced]).
 #      c. "[s390x],[differential]" claiming only cpacf-sha3: the choice per
@@ -30,7 +31,8 @@
 #         and package lists stay untouched) and unpacked with dpkg -x into
 #         the staging tree; then hwaccel.so is built for s390x and the EVP
 #         suites (test/provider) run over the test-only module with every
-#         CPACF feature claimed and the model installed (s390x_evp_tests).
+#         CPACF feature claimed and the model installed (s390x_evp_tests):
+#         the digests over the CPACF engines, SM4-GCM over ghash=cpacf.
 #   Prints a pass/fail summary; exits non-zero if anything failed.
 #
 # usage: scripts/cross-s390x.sh [--no-evp] [BUILD_DIR]
@@ -53,10 +55,10 @@ qemu=(qemu-s390x-static -L /usr/s390x-linux-gnu)
 
 # ---- 3. emulated runs
 
-all_cpacf=+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake
+all_cpacf=+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake,+cpacf-ghash
 cross_start_run "portable engines, full backend suites (big-endian)" \
     env -u HWACCEL_TEST_CPU "${qemu[@]}" test/s390x/s390x_tests "~[s390x]"
-cross_start_run "CPACF engines under the instruction model (digest suite, model, engine tests)" \
+cross_start_run "CPACF engines under the instruction model (digest and GHASH suites, model, engine tests)" \
     env HWACCEL_TEST_CPU=$all_cpacf HWACCEL_MODEL_PARTIAL=5 \
     "${qemu[@]}" test/s390x/s390x_tests "~[sm4]" "~[monte]"
 cross_start_run "CPACF SHA-3 codes without SHAKE codes (choice per function code)" \

@@ -35,6 +35,7 @@ constexpr FeatureName kFeatureNames[] = {
     {"cpacf-sha256", &CpuFeatures::cpacf_sha256},
     {"cpacf-sha3", &CpuFeatures::cpacf_sha3},
     {"cpacf-shake", &CpuFeatures::cpacf_shake},
+    {"cpacf-ghash", &CpuFeatures::cpacf_ghash},
     {"arm-sha1", &CpuFeatures::arm_sha1},
     {"arm-sha256", &CpuFeatures::arm_sha256},
     {"arm-sha3", &CpuFeatures::arm_sha3},

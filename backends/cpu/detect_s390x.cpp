@@ -23,6 +23,7 @@ void apply_facts(const CpacfFacts& f, CpuFeatures& out) {
     out.cpacf_sha3 =
         msa && both(kSha3_224) && both(kSha3_256) && both(kSha3_384) && both(kSha3_512);
     out.cpacf_shake = msa && both(kShake128) && both(kShake256);
+    out.cpacf_ghash = msa && has_facility(f, kFacilityMsa4) && has_function(f.kimd, kGhash);
 }
 
 CpacfFacts probe_facts() {

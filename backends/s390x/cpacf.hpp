@@ -29,6 +29,7 @@ constexpr unsigned long kSha3_384 = 0x22;
 constexpr unsigned long kSha3_512 = 0x23;
 constexpr unsigned long kShake128 = 0x24;
 constexpr unsigned long kShake256 = 0x25;
+constexpr unsigned long kGhash = 0x41;  // KIMD only (MSA 4)
 
 // GR0 flag bits.
 constexpr unsigned long kFlagNip = 0x8000;    // SHA-3: ignore the parameter block, start from 0
@@ -37,6 +38,7 @@ constexpr unsigned long kFlagPs = 0x0100;     // KLMD SHAKE: state already padde
 
 // Facility bits (STFLE, bit 0 = leftmost bit of the first doubleword).
 constexpr unsigned kFacilityMsa = 17;    // KIMD/KLMD exist
+constexpr unsigned kFacilityMsa4 = 77;   // KIMD-GHASH among others
 constexpr unsigned kFacilityMsa12 = 86;  // SHA-3 NIP/DUFOP one-shot enhancements
 
 #if defined(__s390x__)
@@ -106,6 +108,8 @@ inline bool has_function(const uint8_t bitmap[16], unsigned long fc) {
 //   cpacf_sha3: KIMD and KLMD codes 0x20..0x23, all four (as the kernel and
 //               OpenSSL require; permute uses KIMD-SHA3-512).
 //   cpacf_shake: KIMD and KLMD codes 0x24 and 0x25.
+//   cpacf_ghash: facility 77 (MSA 4) and KIMD code 0x41 (there is no
+//                KLMD-GHASH).
 void apply_facts(const CpacfFacts& facts, CpuFeatures& features);
 
 #if defined(__s390x__)

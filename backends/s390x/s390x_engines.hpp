@@ -15,6 +15,7 @@ extern const Sha256Engine sha256_cpacf;  // KIMD-SHA-256 (cpu.cpacf_sha256)
 extern const KeccakEngine keccak_cpacf;  // KIMD-SHA3-*, KIMD-SHAKE-128, KLMD (cpu.cpacf_sha3;
                                          // SHAKE128's rate and SHAKE's KLMD also need
                                          // cpu.cpacf_shake, else done in software)
+extern const GhashEngine ghash_cpacf;    // KIMD-GHASH   (cpu.cpacf_ghash)
 
 // ---- The KLMD paths behind keccak_cpacf's optional members finish, squeeze
 // and oneshot (engines.hpp), exposed for the s390x tests. Each returns

@@ -104,7 +104,7 @@ void put_le64(uint8_t* p, uint64_t v) {
 
 struct Code {
     unsigned fc;
-    enum Kind { kQueryCode, kSha, kSha3, kShake } kind;
+    enum Kind { kQueryCode, kSha, kSha3, kShake, kGhash } kind;
     size_t block;  // bytes per block (the rate for Keccak)
     int word;      // SHA: chaining word size in bytes
     int words;     // SHA: chaining words
@@ -122,11 +122,15 @@ constexpr Code kCodes[] = {
     {0x23, Code::kSha3, 72, 0, 0, 0},    // SHA3-512
     {0x24, Code::kShake, 168, 0, 0, 0},  // SHAKE128
     {0x25, Code::kShake, 136, 0, 0, 0},  // SHAKE256
+    {0x41, Code::kGhash, 16, 0, 0, 0},   // GHASH: KIMD only
 };
 
-const Code* find_code(unsigned fc) {
+// KLMD has every code but GHASH (MSA 4 defines KIMD-GHASH alone).
+bool has_code(const Code& c, bool klmd) { return !(klmd && c.kind == Code::kGhash); }
+
+const Code* find_code(unsigned fc, bool klmd) {
     for (const Code& c : kCodes)
-        if (c.fc == fc) return &c;
+        if (c.fc == fc && has_code(c, klmd)) return &c;
     return nullptr;
 }
 
@@ -268,6 +272,34 @@ Result run_keccak(const Code& c, bool klmd, const uint8_t insn[4], Regs& r, unsi
         }
     }
     store();
+    return Result::kComplete;
+}
+
+// KIMD-GHASH: the parameter block is the ICV (the running GHASH value)
+// and then H, 16 bytes each in GCM's byte order; for each block X of the
+// second operand, ICV = (ICV ^ X) * H. Partial completion at block
+// boundaries, like the other codes, with the ICV stored.
+Result run_ghash(Regs& r, unsigned r2, Budget& budget) {
+    uint8_t* param = reinterpret_cast<uint8_t*>(r.gr[1]);
+    uint64_t& addr = r.gr[r2];
+    uint64_t& len = r.gr[r2 + 1];
+    if (len % 16 != 0) return Result::kSpecification;
+    uint8_t icv[16], h[16];
+    std::memcpy(icv, param, 16);
+    std::memcpy(h, param + 16, 16);
+    while (len != 0) {
+        if (budget.exhausted()) {
+            std::memcpy(param, icv, 16);
+            return Result::kPartial;
+        }
+        const uint8_t* x = reinterpret_cast<const uint8_t*>(addr);
+        for (int i = 0; i < 16; ++i) icv[i] ^= x[i];
+        gf128_multiply(icv, icv, h);
+        addr += 16;
+        len -= 16;
+        budget.spend();
+    }
+    std::memcpy(param, icv, 16);
     return Result::kComplete;
 }
 
@@ -458,9 +490,34 @@ void keccak_f1600(uint64_t a[25]) {
     }
 }
 
+// SP 800-38D 6.3, Algorithm 1, one bit at a time. A block is the bit
+// string x_0 x_1 ... x_127 with x_0 the top bit of byte 0 (the coefficient
+// of x^0). Here it is held as two big-endian words, so x_0 is the top bit
+// of `hi` and x_127 the bottom bit of `lo`. Z collects V = H * x^i for each
+// set bit x_i of X; V * x is V >> 1, and when the bit shifted out (x_127)
+// was set, x^128 = x^7 + x^2 + x + 1 comes back as R = 11100001 || 0^120.
+void gf128_multiply(uint8_t out[16], const uint8_t x[16], const uint8_t h[16]) {
+    const uint64_t x_hi = get_be(x, 8), x_lo = get_be(x + 8, 8);
+    uint64_t v_hi = get_be(h, 8), v_lo = get_be(h + 8, 8);
+    uint64_t z_hi = 0, z_lo = 0;
+    for (int i = 0; i < 128; ++i) {
+        const uint64_t bit = i < 64 ? (x_hi >> (63 - i)) & 1 : (x_lo >> (127 - i)) & 1;
+        if (bit) {
+            z_hi ^= v_hi;
+            z_lo ^= v_lo;
+        }
+        const bool carry = (v_lo & 1) != 0;
+        v_lo = v_lo >> 1 | v_hi << 63;
+        v_hi >>= 1;
+        if (carry) v_hi ^= uint64_t{0xe1} << 56;
+    }
+    put_be(out, z_hi, 8);
+    put_be(out + 8, z_lo, 8);
+}
+
 // ---------------------------------------------------------------- the model
 
-bool implements(unsigned fc) { return find_code(fc) != nullptr; }
+bool implements(unsigned fc, bool klmd) { return find_code(fc, klmd) != nullptr; }
 
 Result execute(const uint8_t insn[4], Regs& r, size_t max_units) {
     if (insn[0] != 0xb9 || (insn[1] != 0x3e && insn[1] != 0x3f)) return Result::kNotModelled;
@@ -470,7 +527,7 @@ Result execute(const uint8_t insn[4], Regs& r, size_t max_units) {
     // even/odd pair other than GR0/GR1; KIMD/KLMD have no modifier bit.
     if (r2 == 0 || r2 % 2 != 0) return Result::kSpecification;
     if (r.gr[0] & 0x80) return Result::kSpecification;
-    const Code* code = find_code(r.gr[0] & 0x7f);
+    const Code* code = find_code(r.gr[0] & 0x7f, klmd);
     if (code == nullptr) return Result::kSpecification;
 
     Budget budget{max_units == 0 ? SIZE_MAX : max_units};
@@ -478,13 +535,15 @@ Result execute(const uint8_t insn[4], Regs& r, size_t max_units) {
     switch (code->kind) {
     case Code::kQueryCode: {
         uint8_t bitmap[16] = {};
-        for (const Code& c : kCodes) bitmap[c.fc / 8] |= 0x80 >> (c.fc % 8);
+        for (const Code& c : kCodes)
+            if (has_code(c, klmd)) bitmap[c.fc / 8] |= 0x80 >> (c.fc % 8);
         std::memcpy(reinterpret_cast<uint8_t*>(r.gr[1]), bitmap, sizeof bitmap);
         break;
     }
     case Code::kSha: result = run_sha(*code, klmd, r, r2, budget); break;
     case Code::kSha3:
     case Code::kShake: result = run_keccak(*code, klmd, insn, r, r2, budget); break;
+    case Code::kGhash: result = run_ghash(r, r2, budget); break;
     }
     if (result == Result::kComplete) r.cc = 0;
     if (result == Result::kPartial) r.cc = 3;

@@ -1,9 +1,10 @@
-// A test-only model of the CPACF message-digest instructions KIMD and KLMD,
+// A test-only model of the CPACF message-digest instructions KIMD and KLMD
+// (and KIMD-GHASH, function code 65),
 // for running the CPACF engines under qemu-s390x, which implements only the
 // query and SHA-512 (HARDWARE.md 3.1). Written from the documented semantics
 // (HARDWARE.md 2 and 7), independently of the engines and of the portable
-// code: its own SHA-1, SHA-256, SHA-512 and Keccak-f[1600], constants derived
-// from their definitions.
+// code: its own SHA-1, SHA-256, SHA-512, Keccak-f[1600] and GF(2^128)
+// multiply, constants derived from their definitions.
 //
 // execute() is the model proper: one instruction on a register file and on
 // memory. install() puts it behind a SIGILL handler: qemu raises SIGILL
@@ -40,9 +41,10 @@ enum class Result {
     kNotModelled,    // not KIMD/KLMD
 };
 
-// The function codes the modelled machine has (both KIMD and KLMD): query,
-// SHA-1, SHA-256, SHA-512, SHA3-224..512, SHAKE128/256.
-bool implements(unsigned fc);
+// The function codes the modelled machine has for KIMD (klmd false) or
+// KLMD: query, SHA-1, SHA-256, SHA-512, SHA3-224..512, SHAKE128/256 on both;
+// GHASH (0x41) on KIMD only (KLMD-GHASH is a specification exception).
+bool implements(unsigned fc, bool klmd);
 
 // Executes the instruction whose four bytes are `insn` (B93E KIMD or B93F
 // KLMD, RRE). At most `max_units` blocks (absorbed or squeezed) are processed
@@ -71,5 +73,7 @@ void sha1_block(uint32_t h[5], const uint8_t block[64]);
 void sha256_block(uint32_t h[8], const uint8_t block[64]);
 void sha512_block(uint64_t h[8], const uint8_t block[128]);
 void keccak_f1600(uint64_t lanes[25]);
+// out = x * h in GF(2^128), GCM's bit order (SP 800-38D 6.3); out may be x.
+void gf128_multiply(uint8_t out[16], const uint8_t x[16], const uint8_t h[16]);
 
 }  // namespace hwaccel::test::cpacf_model

@@ -51,6 +51,7 @@ size_t kimd_block(unsigned long fc) {
     case 0x23: return 72;
     case 0x24: return 168;
     case 0x25: return 136;
+    case 0x41: return 16;
     }
     return 0;
 }
@@ -140,6 +141,39 @@ TEST_CASE("cpacf engines: SHAKE128's rate uses KIMD-SHAKE-128 only when it is re
     CHECK(lanes_hex(a) == lanes_hex(b));
     const bool used = model::stats().by_code[0x24] != before;
     CHECK(used == cpu_features().cpacf_shake);
+}
+
+TEST_CASE("cpacf engines: GHASH equals the portable engine on any H, Y and block count",
+          "[s390x][engine][ghash]") {
+    Lcg rng(75);
+    const uint64_t traps = model::stats().by_code[0x41];
+    size_t issued = 0;
+    for (size_t nblocks = 0; nblocks <= 40; ++nblocks) {
+        INFO(nblocks << " blocks");
+        const Bytes h = rng.bytes(16), y0 = rng.bytes(16), data = rng.bytes(16 * nblocks + 1);
+        GhashKey a, b;
+        s390x::ghash_cpacf.set_key(&a, h.data());
+        generic::ghash.set_key(&b, h.data());
+        Bytes ya = y0, yb = y0;
+        // Odd data addresses too: KIMD takes any.
+        const uint8_t* src = data.data() + nblocks % 2;
+        s390x::ghash_cpacf.update(&a, ya.data(), src, nblocks);
+        generic::ghash.update(&b, yb.data(), src, nblocks);
+        CHECK(to_hex(ya) == to_hex(yb));
+        if (nblocks) ++issued;
+    }
+    if (emulated(0x41)) CHECK(model::stats().by_code[0x41] == traps + issued);
+}
+
+TEST_CASE("cpacf engines: GHASH set_key keeps H only", "[s390x][engine][ghash]") {
+    Lcg rng(76);
+    const Bytes h = rng.bytes(16);
+    GhashKey k;
+    std::memset(&k, 0xa5, sizeof k);  // a previous key's leftovers
+    s390x::ghash_cpacf.set_key(&k, h.data());
+    CHECK(to_hex(k.h, 16) == to_hex(h));
+    CHECK(to_hex(k.engine_data, sizeof k.engine_data) == std::string(2 * sizeof k.engine_data, '0'));
+    CHECK(k.engine_count == 0);
 }
 
 // ------------------------------------------------------------------ KLMD paths
@@ -247,6 +281,69 @@ TEST_CASE("cpacf engines: NIST CAVP Monte Carlo, first 10 of 100 checkpoints",
 
 // ------------------------------------------------------------------ detection
 
+namespace {
+
+void set_bit(uint8_t map[16], unsigned fc) { map[fc / 8] |= 0x80 >> (fc % 8); }
+
+// Facilities 17 and 77 and every code the engines use.
+s390x::CpacfFacts all_facts() {
+    s390x::CpacfFacts f;
+    f.facilities[0] = uint64_t{1} << (63 - 17);
+    f.facilities[1] = uint64_t{1} << (63 - (77 - 64));
+    for (unsigned fc : {0u, 1u, 2u, 3u, 0x20u, 0x21u, 0x22u, 0x23u, 0x24u, 0x25u}) {
+        set_bit(f.kimd, fc);
+        set_bit(f.klmd, fc);
+    }
+    set_bit(f.kimd, 0x41);  // GHASH is KIMD only
+    return f;
+}
+
+CpuFeatures features_of(const s390x::CpacfFacts& f) {
+    CpuFeatures c;
+    s390x::apply_facts(f, c);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("s390x detection: cpacf-ghash needs facility 77 and KIMD code 65",
+          "[s390x][detect][ghash]") {
+    CpuFeatures c = features_of(all_facts());
+    CHECK(describe(c) == "cpacf-sha1 cpacf-sha256 cpacf-sha3 cpacf-shake cpacf-ghash");
+    CHECK(c.cpacf_ghash);
+
+    s390x::CpacfFacts f = all_facts();
+    f.kimd[0x41 / 8] &= ~(0x80 >> (0x41 % 8));  // KIMD-GHASH missing
+    c = features_of(f);
+    CHECK_FALSE(c.cpacf_ghash);
+    CHECK(c.cpacf_sha3);
+    set_bit(f.klmd, 0x41);  // a KLMD bit does not stand in for it
+    CHECK_FALSE(features_of(f).cpacf_ghash);
+
+    f = all_facts();
+    f.facilities[1] = 0;  // no MSA 4
+    c = features_of(f);
+    CHECK_FALSE(c.cpacf_ghash);
+    CHECK(c.cpacf_sha256);
+
+    f = all_facts();
+    f.facilities[0] = 0;  // no message-security assist at all
+    CHECK_FALSE(features_of(f).cpacf_ghash);
+}
+
+TEST_CASE("s390x registry: ghash=cpacf only when the KIMD query reports GHASH",
+          "[s390x][detect][ghash]") {
+    CHECK(std::string(best_selection(features_of(all_facts())).ghash->name) == "cpacf");
+    s390x::CpacfFacts f = all_facts();
+    f.kimd[0x41 / 8] &= ~(0x80 >> (0x41 % 8));
+    const Selection without = best_selection(features_of(f));
+    CHECK(std::string(without.ghash->name) == "generic");
+    CHECK(std::string(without.sha256->name) == "cpacf");  // the others stay
+    f = all_facts();
+    f.facilities[1] = 0;
+    CHECK(std::string(best_selection(features_of(f)).ghash->name) == "generic");
+}
+
 TEST_CASE("s390x detection: features follow facility 17 and both query bitmaps",
           "[s390x][detect]") {
     auto set = [](uint8_t map[16], unsigned fc) { map[fc / 8] |= 0x80 >> (fc % 8); };
@@ -315,7 +412,7 @@ TEST_CASE("s390x detection: this machine's answers are consistent with what exec
     // Every code the query reports runs without the model; every other one
     // traps to it.
     for (unsigned long fc :
-         {0x01ul, 0x02ul, 0x03ul, 0x20ul, 0x21ul, 0x22ul, 0x23ul, 0x24ul, 0x25ul}) {
+         {0x01ul, 0x02ul, 0x03ul, 0x20ul, 0x21ul, 0x22ul, 0x23ul, 0x24ul, 0x25ul, 0x41ul}) {
         INFO("function code " << fc);
         uint8_t param[200] = {};
         uint8_t block[168] = {};

@@ -1,7 +1,7 @@
 // Test main of the s390x binary: installs the CPACF instruction model before
 // Catch runs, and reports what the model did. The backend suites in this
 // binary run over hwaccel_backends_testing, so HWACCEL_TEST_CPU (for example
-// "+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake") makes the registry
+// "+cpacf-sha1,+cpacf-sha256,+cpacf-sha3,+cpacf-shake,+cpacf-ghash") makes the registry
 // offer the CPACF engines and every suite runs them under the model.
 //
 //   HWACCEL_MODEL_PARTIAL=n   every n-th trapped instruction completes only

@@ -181,6 +181,140 @@ TEST_CASE("model: NIST CAVP vectors through its KLMD", "[s390x][model]") {
     }
 }
 
+// ------------------------------------------------------------------ GHASH
+
+namespace {
+
+// McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", revised,
+// Appendix B: H, the hashed blocks (C, then len(A) || len(C)) and GHASH.
+struct GhashCase {
+    const char* h;
+    const char* blocks;
+    const char* ghash;
+};
+const GhashCase kGhashCases[] = {
+    {"66e94bd4ef8a2c3b884cfa59ca342b2e",  // test case 2
+     "0388dace60b6a392f328c2b971b2fe78"
+     "00000000000000000000000000000080",
+     "f38cbb1ad69223dcc3457ae5b6b0f885"},
+    {"b83b533708bf535d0aa6e52980d53b78",  // test case 3
+     "42831ec2217774244b7221b784d0d49c"
+     "e3aa212f2c02a4e035c17e2329aca12e"
+     "21d514b25466931c7d8f6a5aac84aa05"
+     "1ba30b396a0aac973d58e091473f5985"
+     "00000000000000000000000000000200",
+     "7f1b32b81b820d02614f8895ac1d4eac"},
+};
+// Test case 3's X_1..X_4: GHASH after each block of C.
+const char* const kCase3Running[] = {
+    "59ed3f2bb1a0aaa07c9f56c6a504647b", "b714c9048389afd9f9bc5c1d4378e052",
+    "47400c6577b1ee8d8f40b2721e86ff10", "4796cf49464704b5dd91f159bb1b7f95"};
+
+// KIMD-GHASH on the model from ICV `y`, at most `units` blocks per issue.
+Bytes model_ghash(const Bytes& h, const Bytes& y, const Bytes& data, size_t units,
+                  int* partials = nullptr) {
+    uint8_t param[32];
+    std::memcpy(param, y.data(), 16);
+    std::memcpy(param + 16, h.data(), 16);
+    model::Regs r;
+    r.gr[0] = 0x41;
+    r.gr[1] = addr(param);
+    r.gr[2] = addr(data.data());
+    r.gr[3] = data.size();
+    const int p = model_run(kKimd_0_2, r, units);
+    if (partials) *partials = p;
+    CHECK(r.gr[0] == 0x41);
+    CHECK(r.gr[2] == addr(data.data()) + data.size());
+    CHECK(r.gr[3] == 0);
+    CHECK(to_hex(param + 16, 16) == to_hex(h));  // H is only read
+    return Bytes(param, param + 16);
+}
+
+}  // namespace
+
+TEST_CASE("model: KIMD-GHASH gives the McGrew-Viega GHASH values", "[s390x][model][ghash]") {
+    for (const GhashCase& c : kGhashCases) {
+        INFO("H " << c.h);
+        for (size_t units : {0, 1, 2}) {
+            CHECK(to_hex(model_ghash(from_hex(c.h), Bytes(16, 0), from_hex(c.blocks), units)) ==
+                  c.ghash);
+        }
+    }
+    // One block per issue: after each cc 3 the ICV in the parameter block is
+    // the running value.
+    const Bytes h = from_hex(kGhashCases[1].h), blocks = from_hex(kGhashCases[1].blocks);
+    uint8_t param[32] = {};
+    std::memcpy(param + 16, h.data(), 16);
+    model::Regs r;
+    r.gr[0] = 0x41;
+    r.gr[1] = addr(param);
+    r.gr[2] = addr(blocks.data());
+    r.gr[3] = blocks.size();
+    for (const char* running : kCase3Running) {
+        REQUIRE(model::execute(kKimd_0_2, r, 1) == model::Result::kPartial);
+        CHECK(r.cc == 3);
+        CHECK(to_hex(param, 16) == running);
+    }
+    REQUIRE(model::execute(kKimd_0_2, r, 1) == model::Result::kComplete);
+    CHECK(to_hex(param, 16) == kGhashCases[1].ghash);
+}
+
+TEST_CASE("model: its GF(2^128) multiply is a field multiply", "[s390x][model][ghash]") {
+    Lcg rng(65);
+    Bytes one(16, 0);
+    one[0] = 0x80;  // x^0: the top bit of byte 0
+    Bytes x_to_1(16, 0);
+    x_to_1[0] = 0x40;
+    for (int iter = 0; iter < 50; ++iter) {
+        const Bytes a = rng.bytes(16), b = rng.bytes(16), c = rng.bytes(16);
+        uint8_t ab[16], ba[16], t[16], u[16], v[16];
+        model::gf128_multiply(ab, a.data(), b.data());
+        model::gf128_multiply(ba, b.data(), a.data());
+        CHECK(to_hex(ab, 16) == to_hex(ba, 16));  // commutative
+        model::gf128_multiply(t, a.data(), one.data());
+        CHECK(to_hex(t, 16) == to_hex(a));  // 1 is neutral
+        // Distributive: a * (b ^ c) = a * b ^ a * c.
+        Bytes bc(16);
+        for (int i = 0; i < 16; ++i) bc[i] = b[i] ^ c[i];
+        model::gf128_multiply(t, a.data(), bc.data());
+        model::gf128_multiply(u, a.data(), c.data());
+        for (int i = 0; i < 16; ++i) u[i] ^= ab[i];
+        CHECK(to_hex(t, 16) == to_hex(u, 16));
+        // Associative: (a * b) * c = a * (b * c).
+        model::gf128_multiply(t, ab, c.data());
+        model::gf128_multiply(v, b.data(), c.data());
+        model::gf128_multiply(u, a.data(), v);
+        CHECK(to_hex(t, 16) == to_hex(u, 16));
+    }
+    // x^127 * x = x^128 = x^7 + x^2 + x + 1: bits 0, 1, 2, 7 (0xe1 in byte 0).
+    Bytes x127(16, 0);
+    x127[15] = 0x01;
+    uint8_t t[16];
+    model::gf128_multiply(t, x127.data(), x_to_1.data());
+    CHECK(to_hex(t, 16) == "e1000000000000000000000000000000");
+}
+
+TEST_CASE("model: KIMD-GHASH partial completion continues where it stopped",
+          "[s390x][model][ghash]") {
+    Lcg rng(66);
+    for (int iter = 0; iter < 20; ++iter) {
+        const size_t nblocks = 1 + rng.below(20);
+        const Bytes h = rng.bytes(16), y = rng.bytes(16), data = rng.bytes(16 * nblocks);
+        INFO(nblocks << " blocks");
+        const Bytes whole = model_ghash(h, y, data, 0);
+        // Block by block, each issue from the last's ICV.
+        Bytes step = y;
+        for (size_t i = 0; i < nblocks; ++i)
+            step = model_ghash(h, step, Bytes(data.begin() + 16 * i, data.begin() + 16 * (i + 1)), 0);
+        CHECK(to_hex(step) == to_hex(whole));
+        for (size_t units : {1, 2, 3}) {
+            int partials = 0;
+            CHECK(to_hex(model_ghash(h, y, data, units, &partials)) == to_hex(whole));
+            CHECK(static_cast<size_t>(partials) == (nblocks - 1) / units);
+        }
+    }
+}
+
 // ------------------------------------------------------------------ partial completion
 
 TEST_CASE("model: partial completion continues where it stopped", "[s390x][model]") {
@@ -413,7 +547,7 @@ TEST_CASE("model: query answers like the machine's, plus the modelled codes",
             INFO("function code " << fc);
             // Whatever this machine executes itself, the model answers too.
             if (s390x::has_function(real_map, fc)) CHECK(s390x::has_function(model_map, fc));
-            CHECK(s390x::has_function(model_map, fc) == model::implements(fc));
+            CHECK(s390x::has_function(model_map, fc) == model::implements(fc, klmd));
         }
     }
 }
@@ -437,7 +571,9 @@ TEST_CASE("model: malformed operands are specification exceptions", "[s390x][mod
     CHECK(run(kKimd_0_0, regs(0x21, 136)) == Result::kSpecification);         // R2 = GR0
     CHECK(run(kKimd_0_2, regs(0x21 | 0x80, 136)) == Result::kSpecification);  // modifier bit
     CHECK(run(kKimd_0_2, regs(0x04, 136)) == Result::kSpecification);         // unassigned code
-    CHECK(run(kKimd_0_2, regs(0x41, 136)) == Result::kSpecification);         // GHASH: not modelled
+    CHECK(run(kKimd_0_2, regs(0x41, 136)) == Result::kSpecification);         // GHASH: not whole blocks
+    CHECK(run(kKlmd_0_2, regs(0x41, 128)) == Result::kSpecification);         // no KLMD-GHASH
+    CHECK(run(kKimd_0_2, regs(0x41, 128)) == Result::kComplete);
     CHECK(run(kKimd_0_2, regs(0x21, 135)) == Result::kSpecification);         // not whole blocks
     CHECK(run(kKimd_0_2, regs(0x01, 65)) == Result::kSpecification);
     CHECK(run(kKlmd_5_2, regs(0x24, 10)) == Result::kSpecification);  // SHAKE output: odd R1
@@ -472,9 +608,12 @@ TEST_CASE("model: program checks end the process, under qemu and under the model
         CHECK(dies_with_sigill(issue_with(kimd_0_3, 0x21, 136, with_model)));
         CHECK(dies_with_sigill(issue_with(kimd_0_2, 0x21, 135, with_model)));
         CHECK(dies_with_sigill(issue_with(klmd_5_2, 0x24, 10, with_model)));
+        CHECK(dies_with_sigill(issue_with(kimd_0_2, 0x41, 17, with_model)));  // GHASH: 16-byte blocks
+        CHECK(dies_with_sigill(issue_with(klmd_0_2, 0x41, 16, with_model)));  // no KLMD-GHASH
     }
     // A well-formed instruction survives with the model (the control case).
     CHECK_FALSE(dies_with_sigill(issue_with(kimd_0_2, 0x21, 136, true)));
+    CHECK_FALSE(dies_with_sigill(issue_with(kimd_0_2, 0x41, 32, true)));
     if (emulated(0x21)) {
         INFO("SHA3-256 is not executed by this machine itself");
         CHECK(dies_with_sigill(issue_with(kimd_0_2, 0x21, 136, false)));

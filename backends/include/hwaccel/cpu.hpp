@@ -33,6 +33,7 @@ struct CpuFeatures {
     bool cpacf_sha256 = false;
     bool cpacf_sha3 = false;
     bool cpacf_shake = false;
+    bool cpacf_ghash = false;  // KIMD-GHASH (code 65, MSA 4)
     // arm64 (getauxval(AT_HWCAP)); each also requires ASIMD, which every
     // engine here uses for its registers.
     bool arm_sha1 = false;    // SHA1C/P/M/H, SHA1SU0/SU1 (HWCAP_SHA1)
