@@ -162,7 +162,9 @@ TEST_CASE("cpacf engines: GHASH equals the portable engine on any H, Y and block
         CHECK(to_hex(ya) == to_hex(yb));
         if (nblocks) ++issued;
     }
-    if (emulated(0x41)) CHECK(model::stats().by_code[0x41] == traps + issued);
+    // Every call with blocks trapped to the model (more than once when it
+    // completed only part of the work: the re-issue traps again).
+    if (emulated(0x41)) CHECK(model::stats().by_code[0x41] >= traps + issued);
 }
 
 TEST_CASE("cpacf engines: GHASH set_key keeps H only", "[s390x][engine][ghash]") {
