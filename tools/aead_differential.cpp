@@ -184,6 +184,14 @@ static size_t provider_ivlen(Side& s) {
 }
 
 // Random settable parameters for the mode; `safe` keeps default's UB away.
+// README: CCM's expected tag set after a tlsaad leaves the header alone
+// (default keeps both in one buffer: its next record takes the tag's bytes).
+static void label_ccm_tag_after_tlsaad(const ParamSet& b) {
+    bool has_tag = b.desc.find("tag[") != std::string::npos;
+    bool has_tlsaad = b.desc.find("tlsaad") != std::string::npos;
+    if (mode == CCM && has_tag && (tlsaad_seen || has_tlsaad)) label("[doc:ccm-tag-after-tlsaad] ", true);
+}
+
 static void gen_set_params(ParamSet& b, bool in_init, int enc_hint) {
     int count = 1 + (int)random_below(3);
     std::vector<int> used;
@@ -365,6 +373,7 @@ static bool step_init() {
     ERR_clear_error();
     int rd = EVP_CipherInit_ex2(dflt.ctx, give_cipher ? dflt.cipher : nullptr, key ? key_pool[ki] : nullptr, iv ? iv_pool[ii] : nullptr, enc, params ? b.p : nullptr);
     ERR_clear_error();
+    if (params) label_ccm_tag_after_tlsaad(b);
     if (params && b.desc.find("tlsaad") != std::string::npos) tlsaad_seen = true;
     if (rh > 0 && rd > 0 && params && b.desc.find("tlsaad") != std::string::npos) gcm_tls_record_pending = true;
     if (rh > 0 && rd > 0 && params && b.desc.find("tag[") != std::string::npos) expected_tag_set = true;
@@ -429,6 +438,7 @@ static bool step_set() {
     ERR_clear_error();
     int rd = EVP_CIPHER_CTX_set_params(dflt.ctx, b.p);
     ERR_clear_error();
+    label_ccm_tag_after_tlsaad(b);
     if (b.desc.find("tlsaad") != std::string::npos) tlsaad_seen = true;
     if (rh > 0 && rd > 0 && b.desc.find("tlsaad") != std::string::npos) gcm_tls_record_pending = true, ccm_tls_mode = true;
     if (mode == CCM && rh > 0 && rd > 0 && b.desc.find("ivlen") != std::string::npos) ccm_has_nonce = false;
@@ -505,6 +515,8 @@ static bool step_get() {
     // README: CCM's tag gives nothing after a decryption began (default's
     // buffer holds the expected tag the caller set)
     if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && expected_tag_set) label("[doc:ccm-expected-tag-readback] ", false);
+    // a TLS record carries its tag: hwaccel has none to give after one (default answers)
+    if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && tlsaad_seen) label("[todo:ccm-tag-after-tls-record] ", false);
     if (mode == GCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && expected_tag_set) label("[doc:gcm-expected-tag-readback] ", false);
     if (mode == GCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && tlsaad_seen) label("[doc:gcm-tag-buffer-tlsaad] ", false);
     std::string desc = std::string("get ") + key + (type == 0 ? "[" + std::string(nul ? "NULL," : "") + std::to_string(size) + "]" : "");
