@@ -18,10 +18,13 @@ libdir=$prefix/lib
 [ -d "$prefix/lib64" ] && libdir=$prefix/lib64
 
 echo "== hwaccel built against OpenSSL $version ($prefix)"
-# Only what the two suites below (and openssl-evp-test.sh) use: the module,
-# the EVP suite and hwaccel-engines; the backend suites do not involve OpenSSL.
+# Only what the suites below (and openssl-evp-test.sh) use: the module, the
+# EVP suite and hwaccel-engines, and on 4.0+ the AEAD differential's smoke run
+# (tools/aead_differential.cpp); the backend suites do not involve OpenSSL.
+targets=(hwaccel hwaccel_provider_tests hwaccel-engines)
+case $version in 3.*) ;; *) targets+=(hwaccel-aead-differential) ;; esac
 PKG_CONFIG_PATH=$libdir/pkgconfig cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target hwaccel hwaccel_provider_tests hwaccel-engines
+cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
 # The test binaries find that libcrypto through their build RPATH. The CLI
 # suite gets a wrapper for that openssl binary: exporting LD_LIBRARY_PATH to
 # everything would hand the other libcrypto to unrelated programs (ctest
@@ -32,7 +35,7 @@ chmod +x "$dir/bin/openssl"
 export OPENSSL=$dir/bin/openssl
 "$OPENSSL" version
 # Anchored: phe_provider_tests (the PHE model's EVP suite) is not built here.
-(cd "$dir" && ctest --output-on-failure -R '^(provider_tests|cli_tests)$')
+(cd "$dir" && ctest --output-on-failure -R '^(provider_tests|cli_tests|aead_differential_smoke_.*)$')
 
 if [ -n "$build30" ]; then
     echo "== the module built against the system OpenSSL, loaded into OpenSSL $version's CLI"
