@@ -13,6 +13,7 @@
 //   exit 0: no unlabelled difference; 1: one at least (its trace printed);
 //   2: usage or setup error. HWACCEL_AEAD_DIFF_VERBOSE=1 prints every step
 //   to stderr (what scripts/aead-differential.sh shows after a crash).
+// In traces and details H is hwaccel's answer, D the default provider's.
 // OPENSSL_MODULES must name the directory holding hwaccel.so.
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -75,9 +76,8 @@ static bool ccm_payload_attempted = false;  // a payload or final was tried (def
 static bool ccm_has_nonce = false;
 static bool ccm_tls_mode = false;
 static bool ccm_declared = false;
-static bool ccm_aad_done = false;
-static size_t ccm_declared_length = 0;          // the AAD went into the CBC-MAC after the length
-static bool ccm_refused_payload = false;   // default keeps what a refused payload or final declared
+static bool ccm_aad_done = false;         // the AAD went into the CBC-MAC after the length
+static size_t ccm_declared_length = 0;
 static bool gcm_tls_record_pending = false;
 static bool gcm_empty_text_seen = false;
 static bool expected_tag_set = false;
@@ -122,7 +122,7 @@ static void reset_contexts() {
     label_sticky = false;
     ccm_ivlen_at_key = ccm_taglen_at_key = 0;
     ccm_payload_done = ccm_payload_attempted = ccm_has_nonce = ccm_tls_mode = ccm_declared = false;
-    ccm_refused_payload = ccm_aad_done = false;
+    ccm_aad_done = false;
     gcm_tls_record_pending = gcm_empty_text_seen = gcm_encrypted_final = gcm_message_active = false;
     expected_tag_set = tag_set_since_init = random_iv_drawn = tlsaad_seen = false;
     xts_key_set = xts_equal_halves = false;
@@ -183,7 +183,6 @@ static size_t provider_ivlen(Side& s) {
     return v;
 }
 
-// Random settable parameters for the mode; `safe` keeps default's UB away.
 // README: CCM's expected tag set after a tlsaad leaves the header alone
 // (default keeps both in one buffer: its next record takes the tag's bytes).
 static void label_ccm_tag_after_tlsaad(const ParamSet& b) {
@@ -192,10 +191,11 @@ static void label_ccm_tag_after_tlsaad(const ParamSet& b) {
     if (mode == CCM && has_tag && (tlsaad_seen || has_tlsaad)) label("[doc:ccm-tag-after-tlsaad] ", true);
 }
 
-static void gen_set_params(ParamSet& b, bool in_init, int enc_hint) {
+// One to three random settable parameters of the mode, sizes and values both
+// valid and not.
+static void gen_set_params(ParamSet& b) {
     int count = 1 + (int)random_below(3);
     std::vector<int> used;
-    size_t ivl = provider_ivlen(dflt);
     for (int i = 0; i < count; ++i) {
         int kind = (int)random_below(mode == XTS ? 1 : 5);
         bool dup = false;
@@ -269,9 +269,6 @@ static void gen_set_params(ParamSet& b, bool in_init, int enc_hint) {
         }
         }
     }
-    (void)in_init;
-    (void)enc_hint;
-    (void)ivl;
     b.end();
 }
 
@@ -354,7 +351,7 @@ static bool step_init() {
     if (mode == XTS && ki == 3 && percent_chance(80)) ki = 0;  // equal halves rarely
     int ii = (int)random_below(3);
     ParamSet b;
-    if (params) gen_set_params(b, true, enc);
+    if (params) gen_set_params(b);
     if (mode == XTS && key && ki == 3) known_label = "[doc:xts-equal-halves] ";
     std::string desc = std::string("init cipher=") + (give_cipher ? "Y" : "N") + " enc=" + std::to_string(enc) +
                        " key=" + (key ? std::to_string(ki) : "N") + " iv=" + (iv ? std::to_string(ii) : "N") +
@@ -423,7 +420,7 @@ static bool step_init() {
 static bool step_set() {
     if (!has_cipher(dflt)) return true;
     ParamSet b;
-    gen_set_params(b, false, -1);
+    gen_set_params(b);
     std::string desc = "set " + b.desc;
     if (mode == CCM && ccm_declared && b.desc.find("tag[") != std::string::npos) label("[doc:ccm-taglen-midmsg] ", false);
     record_step(desc);
@@ -472,7 +469,7 @@ static bool step_get() {
     default: key = "iv-generated"; type = 2; break;
     }
     if (mode == GCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0 && ivl < 8) {
-        // default increments in front of its IV buffer (README): H must refuse
+        // default increments in front of its IV buffer (README): hwaccel must refuse
         uint8_t buf[160];
         OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(key, buf, size), OSSL_PARAM_construct_end()};
         record_step("get tlsivgen (short iv, H only)");
@@ -483,7 +480,7 @@ static bool step_get() {
     }
     if (type != 0) nul = false;
     if (mode == CCM && nul && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-        // default's CCM copies the tag through the NULL pointer (a crash): H must refuse
+        // default's CCM copies the tag through the NULL pointer (a crash): hwaccel must refuse
         OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(key, nullptr, size), OSSL_PARAM_construct_end()};
         record_step("get tag NULL (H only)");
         int rh = EVP_CIPHER_CTX_get_params(hw.ctx, p);
@@ -591,7 +588,7 @@ static bool step_update(bool use_cipher) {
         std::memcpy(bh, src, len);
         std::memcpy(bd, src, len);
     }
-    // GCM TLS record with an IV shorter than 8: default writes in front (README): skip D
+    // GCM TLS record with an IV shorter than 8: default writes in front (README): skip it
     size_t ivl = provider_ivlen(dflt);
     std::string desc = std::string(use_cipher ? "EVP_Cipher " : "update ") + (aad ? "AAD " : "") + (decl ? "declare " : "") +
                        (nullin ? "NULL-in " : "") + (inplace ? "inplace " : "") + (tls ? "tls " : "") + "len=" + std::to_string(len);
