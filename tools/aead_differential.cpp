@@ -630,6 +630,8 @@ static bool step_update(bool use_cipher) {
     // GCM's EVP_Cipher with NULL input is final: README, a failed tag check ends the message
     if (mode == GCM && use_cipher && nullin && rh < 0 && rd < 0 && !EVP_CIPHER_CTX_is_encrypting(dflt.ctx))
         label("[doc:gcm-failed-tag] ", true);
+    if (mode == GCM && use_cipher && nullin && rh >= 0 && rd >= 0 && EVP_CIPHER_CTX_is_encrypting(dflt.ctx))
+        gcm_encrypted_final = true;  // an encryption's final: its tag is what default checks next
     note_random_iv();
     std::string cls = std::string(use_cipher ? "cipher" : "update") + (aad ? " aad" : "") + (decl ? " decl" : "") +
                       (nullin ? " nullin" : "") + (inplace ? " inplace" : "") + (tls ? " tlslen" : "") + (len == 0 ? " len0" : "");
