@@ -25,13 +25,13 @@ inline constexpr const char kSm4Ccm[] = "SM4-CCM:1.2.156.10197.1.104.9";
 inline constexpr const char kSm4Gcm[] = "SM4-GCM:1.2.156.10197.1.104.8";
 inline constexpr const char kSm4Xts[] = "SM4-XTS:1.2.156.10197.1.104.10";
 
-// The opaque SM4 key (EVP_SKEY, OpenSSL 3.5+; the default provider has none,
-// its "AES" is the model). "SM4" is already SM4-CBC's alias: OpenSSL keeps
-// one identity per name across operations, so a key management "SM4" of its
-// own would collide with SM4-CBC's names and, registered first, keep SM4-CBC
-// from every provider. It takes SM4-CBC's names instead (type "SM4"), so
-// `openssl enc -sm4-cbc -skeyopt ...` (a key management named as the cipher)
-// finds it too.
-inline constexpr const char kSm4SecretKey[] = "SM4:SM4-CBC:1.2.156.10197.1.104.2";
+// The opaque SM4 key (EVP_SKEY, OpenSSL 3.5+), under a name of its own. Not
+// "SM4": no provider has a key management of that name, so EVP_SKEY_import
+// of "SM4" falls back to the default's GENERIC-SECRET, which keys the
+// default's SM4 ciphers; a "SM4" of hwaccel's would take those imports over,
+// and OpenSSL refuses an hwaccel key for the default's cipher, so loading
+// hwaccel would break such a program (and "SM4" alone also collides with
+// SM4-CBC's alias in OpenSSL's name map: docs/openssl-versions.md, 3.5).
+inline constexpr const char kSm4SecretKey[] = "SM4-SECRET";
 
 }  // namespace hwaccel::names

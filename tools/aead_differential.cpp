@@ -513,7 +513,7 @@ static bool step_get() {
     // buffer holds the expected tag the caller set)
     if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && expected_tag_set) label("[doc:ccm-expected-tag-readback] ", false);
     // a TLS record carries its tag: hwaccel has none to give after one (default answers)
-    if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && tlsaad_seen) label("[todo:ccm-tag-after-tls-record] ", false);
+    if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && tlsaad_seen) label("[doc:ccm-tag-after-tls-record] ", false);
     if (mode == GCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && expected_tag_set) label("[doc:gcm-expected-tag-readback] ", false);
     if (mode == GCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && tlsaad_seen) label("[doc:gcm-tag-buffer-tlsaad] ", false);
     std::string desc = std::string("get ") + key + (type == 0 ? "[" + std::string(nul ? "NULL," : "") + std::to_string(size) + "]" : "");
@@ -532,7 +532,7 @@ static bool step_get() {
         if (ph[0].return_size != pd[0].return_size) {
             // default's CCM writes the tag and leaves return_size as it was
             if (mode == CCM && strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0 && pd[0].return_size == OSSL_PARAM_UNMODIFIED)
-                label("[todo:ccm-tag-return-size-unset] ", false);
+                label("[doc:ccm-tag-return-size-unset] ", false);
             report_difference(cls + " return_size", desc + " H=" + std::to_string(ph[0].return_size) + " D=" + std::to_string(pd[0].return_size));
             return false;
         }
@@ -611,7 +611,7 @@ static bool step_update(bool use_cipher) {
     if (mode == CCM && !aad) ccm_payload_attempted = true;
     if (mode == CCM && decl) ccm_declared = true, ccm_declared_length = len;
     // hwaccel refuses a second length once AAD went in with the first (default takes it)
-    if (mode == CCM && decl && ccm_aad_done) label("[todo:ccm-declare-after-aad] ", false);
+    if (mode == CCM && decl && ccm_aad_done) label("[doc:ccm-declare-after-aad] ", false);
     // README: one AAD update per message (default silently drops the first)
     if (mode == CCM && aad && ccm_aad_done) label("[doc:ccm-second-aad] ", false);
     if (mode == CCM && use_cipher && (decl || nullin)) label("[doc:ccm-evp-cipher-null-in] ", false);

@@ -11,9 +11,10 @@
 // layout.
 //
 // Constant-time: the hardware's; no branch or address here depends on H, Y
-// or the data. The stack copy of H is wiped before returning. The default
-// s390x target (z196 in Debian) has no vector registers, so nothing of H is
-// left in them.
+// or the data. The stack copy of H is wiped before returning. Built for the
+// default s390x target (z196 in Debian: no vector facility), H passes
+// through no vector register; a build for z13 or later may copy it through
+// them, and they are not cleared here.
 #include <cstring>
 
 #include "hwaccel/bytes.hpp"

@@ -11,7 +11,7 @@ namespace hwaccel {
 // Not in OpenSSL 3.0's headers (core_dispatch.h of 3.5).
 inline constexpr int kOpSkeymgmt = 15;  // OSSL_OP_SKEYMGMT
 
-// "SM4": a 16-byte SM4 key, or the 32 bytes of SM4-XTS's two.
+// "SM4-SECRET": a 16-byte SM4 key, or the 32 bytes of SM4-XTS's two.
 const OSSL_DISPATCH* sm4_skeymgmt_functions();
 
 }  // namespace hwaccel

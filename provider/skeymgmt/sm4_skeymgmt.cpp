@@ -1,4 +1,4 @@
-// The "SM4" opaque key: its raw bytes in memory from the core's allocator,
+// The "SM4-SECRET" opaque key: its raw bytes in memory from the core's allocator,
 // wiped when freed. Import takes "raw-bytes" (16 bytes, or 32 for
 // SM4-XTS); export hands the same bytes back, and a cipher keyed with an
 // EVP_SKEY gets them that way (EVP's fallback for a cipher without skey

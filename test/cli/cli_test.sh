@@ -103,15 +103,14 @@ for mode in ecb cbc cfb ofb ctr; do
         if cmp -s "$work/dec.$mode" "$work/$f"; then ok; else bad "enc -d -sm4-$mode $f does not round-trip"; fi
     done
 done
-# Opaque keys (OpenSSL 3.5+): -skeyopt finds hwaccel's key management by the
-# cipher's name (SM4-CBC), -skeymgmt SM4 for the other modes.
+# Opaque keys (OpenSSL 3.5+): hwaccel's key management SM4-SECRET keys its
+# ciphers through -skeymgmt/-skeyopt.
 if "$openssl" enc -help 2>&1 | grep -q -- '-skeyopt'; then
     for mode in cbc ctr; do
-        mgmt=(); [ "$mode" = cbc ] || mgmt=(-skeymgmt SM4)
         want=$("$openssl" enc -sm4-$mode -K $key -iv $iv -in "$work/big" | sha256sum)
-        got=$("$openssl" enc "${hw_opts[@]}" -sm4-$mode "${mgmt[@]}" -skeyopt hexraw-bytes:$key -iv $iv \
-            -in "$work/big" | sha256sum)
-        expect_same "enc -sm4-$mode -skeyopt (an EVP_SKEY of hwaccel's)" "$got" "$want"
+        got=$("$openssl" enc "${hw_opts[@]}" -sm4-$mode -skeymgmt SM4-SECRET -skeyopt hexraw-bytes:$key \
+            -iv $iv -in "$work/big" | sha256sum)
+        expect_same "enc -sm4-$mode -skeymgmt SM4-SECRET (an EVP_SKEY of hwaccel's)" "$got" "$want"
     done
 fi
 out=$("$openssl" speed "${hw_opts[@]}" -seconds 1 -bytes 1024 -evp sm4-ctr 2>&1)

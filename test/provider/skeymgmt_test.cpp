@@ -1,4 +1,4 @@
-// The "SM4" key management (provider/skeymgmt/): opaque SM4 keys for
+// The "SM4-SECRET" key management (provider/skeymgmt/): opaque SM4 keys for
 // EVP_CipherInit_SKEY on OpenSSL 3.5+. Through the dispatch table on every
 // release (import's refusals, export, free), and through EVP where OpenSSL
 // has EVP_SKEY: every SM4 cipher keyed from an EVP_SKEY gives what the raw
@@ -71,8 +71,8 @@ TEST_CASE("skeymgmt: SM4 keys through the dispatch table", "[skeymgmt][dispatch]
     const OSSL_ALGORITHM* a = m.algorithms(kOpSkeymgmt);
     REQUIRE(a != nullptr);
     REQUIRE(a->algorithm_names != nullptr);
-    // SM4-CBC's names, "SM4" first (names.hpp says why), and nothing else.
-    CHECK(std::string(a->algorithm_names) == "SM4:SM4-CBC:1.2.156.10197.1.104.2");
+    // A name of its own, not "SM4" (names.hpp says why), and nothing else.
+    CHECK(std::string(a->algorithm_names) == "SM4-SECRET");
     CHECK(std::string(a->property_definition) == "provider=hwaccel");
     CHECK(a[1].algorithm_names == nullptr);
     const SkeyFns f{find_fn<ImportFn>(a->implementation, kFnImport),
@@ -206,31 +206,33 @@ TEST_CASE("skeymgmt: every SM4 cipher keyed from an EVP_SKEY", "[skeymgmt][evp]"
     };
     const Alg algs[] = {{"SM4-ECB", 16, 0},  {"SM4-CBC", 16, 16}, {"SM4-CFB", 16, 16}, {"SM4-OFB", 16, 16},
                         {"SM4-CTR", 16, 16}, {"SM4-GCM", 16, 12}, {"SM4-CCM", 16, 7}, {"SM4-XTS", 32, 16}};
-    for (const Alg& alg : algs) {
-        INFO(alg.name);
-        CipherPtr c = prov.cipher(alg.name);
-        Bytes key = rng.bytes(alg.key_len);
-        const Bytes iv = rng.bytes(alg.iv_len), msg = rng.bytes(64);
-        SkeyPtr skey(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", key.data(), key.size(), "provider=hwaccel"));
-        REQUIRE(skey != nullptr);
-        CHECK(std::string(EVP_SKEY_get0_provider_name(skey.get())) == "hwaccel");
-        const unsigned char* raw = nullptr;
-        size_t raw_len = 0;
-        REQUIRE(EVP_SKEY_get0_raw_key(skey.get(), &raw, &raw_len) == 1);
-        CHECK(Bytes(raw, raw + raw_len) == key);
-        Bytes tag_raw, tag_skey;
-        const Bytes want = crypt(c.get(), true, nullptr, key, iv, msg, &tag_raw);
-        const Bytes got = crypt(c.get(), true, skey.get(), key, iv, msg, &tag_skey);
-        CHECK(got == want);
-        CHECK(tag_skey == tag_raw);
-        CHECK(crypt(c.get(), false, skey.get(), key, iv, got, &tag_skey) == msg);
+    SECTION("each SM4 cipher keyed from an SM4-SECRET key gives what the raw key gives") {
+        for (const Alg& alg : algs) {
+            INFO(alg.name);
+            CipherPtr c = prov.cipher(alg.name);
+            Bytes key = rng.bytes(alg.key_len);
+            const Bytes iv = rng.bytes(alg.iv_len), msg = rng.bytes(64);
+            SkeyPtr skey(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", key.data(), key.size(), "provider=hwaccel"));
+            REQUIRE(skey != nullptr);
+            CHECK(std::string(EVP_SKEY_get0_provider_name(skey.get())) == "hwaccel");
+            const unsigned char* raw = nullptr;
+            size_t raw_len = 0;
+            REQUIRE(EVP_SKEY_get0_raw_key(skey.get(), &raw, &raw_len) == 1);
+            CHECK(Bytes(raw, raw + raw_len) == key);
+            Bytes tag_raw, tag_skey;
+            const Bytes want = crypt(c.get(), true, nullptr, key, iv, msg, &tag_raw);
+            const Bytes got = crypt(c.get(), true, skey.get(), key, iv, msg, &tag_skey);
+            CHECK(got == want);
+            CHECK(tag_skey == tag_raw);
+            CHECK(crypt(c.get(), false, skey.get(), key, iv, got, &tag_skey) == msg);
+        }
     }
     SECTION("a key of the wrong length for the cipher is refused at init") {
         CipherPtr cbc = prov.cipher("SM4-CBC"), xts = prov.cipher("SM4-XTS");
         Bytes k16 = rng.bytes(16), k32 = rng.bytes(32);
         const Bytes iv = rng.bytes(16);
-        SkeyPtr s16(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k16.data(), 16, "provider=hwaccel"));
-        SkeyPtr s32(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k32.data(), 32, "provider=hwaccel"));
+        SkeyPtr s16(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", k16.data(), 16, "provider=hwaccel"));
+        SkeyPtr s32(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", k32.data(), 32, "provider=hwaccel"));
         REQUIRE(s16 != nullptr);
         REQUIRE(s32 != nullptr);
         CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
@@ -245,15 +247,26 @@ TEST_CASE("skeymgmt: every SM4 cipher keyed from an EVP_SKEY", "[skeymgmt][evp]"
     SECTION("import refuses other lengths with an error") {
         Bytes k = rng.bytes(24);
         ERR_clear_error();
-        CHECK(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k.data(), 24, "provider=hwaccel") == nullptr);
+        CHECK(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", k.data(), 24, "provider=hwaccel") == nullptr);
         CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
         ERR_clear_error();
     }
-    SECTION("`openssl enc -sm4-cbc -skeyopt` asks for a key management named SM4-CBC: it is this one") {
-        EVP_SKEYMGMT* mgmt = EVP_SKEYMGMT_fetch(prov.libctx(), "SM4-CBC", "provider=hwaccel");
-        REQUIRE(mgmt != nullptr);
-        CHECK(EVP_SKEYMGMT_is_a(mgmt, "SM4"));
-        EVP_SKEYMGMT_free(mgmt);
+    SECTION("loading hwaccel changes nothing for a program keying the default's SM4 with an \"SM4\" key") {
+        // With the default alone, EVP_SKEY_import of "SM4" falls back to its
+        // GENERIC-SECRET, which keys its SM4 ciphers: with hwaccel loaded too
+        // it must still (a key of hwaccel's would be refused for them).
+        CHECK(EVP_SKEYMGMT_fetch(prov.libctx(), "SM4", nullptr) == nullptr);
+        CHECK(EVP_SKEYMGMT_fetch(prov.libctx(), "SM4-CBC", nullptr) == nullptr);
+        ERR_clear_error();
+        CipherPtr theirs = prov.default_cipher("SM4-CBC");
+        Bytes k = rng.bytes(16);
+        const Bytes iv = rng.bytes(16), msg = rng.bytes(48);
+        SkeyPtr sm4(EVP_SKEY_import_raw_key(prov.libctx(), "SM4", k.data(), 16, nullptr));
+        REQUIRE(sm4 != nullptr);
+        CHECK(std::string(EVP_SKEY_get0_provider_name(sm4.get())) == "default");
+        Bytes no_tag;
+        CHECK(crypt(theirs.get(), true, sm4.get(), k, iv, msg, &no_tag) ==
+              crypt(theirs.get(), true, nullptr, k, iv, msg, &no_tag));
     }
     SECTION("a key of another provider's: OpenSSL refuses it for hwaccel's cipher (key and cipher from one provider)") {
         CipherPtr cbc = prov.cipher("SM4-CBC");
