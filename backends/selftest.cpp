@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "generic/generic_engines.hpp"
@@ -26,16 +27,32 @@ std::string ghash_known_answers(const GhashEngine& engine);
 namespace {
 
 // Results by engine, like CPU detection: computed on first use, then kept.
+// Plain fixed storage, not std containers: the object is constant-
+// initialised and has no destructor, so nothing runs when hwaccel.so is
+// unloaded (dlclose) or loaded again at the same address while other
+// threads load and unload it; every access is under the mutex. With a
+// std::vector, its construction after a reload and its destruction at the
+// unload before were unordered writes (ThreadSanitizer saw them in the
+// first-use test when all instances had been unloaded mid-test).
+constexpr size_t kMaxEngines = 64;         // all families' engines, with room
+constexpr size_t kMaxFailureText = 240;    // a failure's text, cut there
+struct StoredResult {
+    const void* engine;
+    size_t length;  // of text
+    char text[kMaxFailureText];  // empty: passed
+};
 struct Results {
     std::mutex mutex;
-    std::vector<std::pair<const void*, std::string>> by_engine;
+    size_t count;
+    StoredResult by_engine[kMaxEngines];
 #ifdef HWACCEL_TESTING
-    std::string break_spec;  // HWACCEL_TEST_BREAK the results were computed under
+    char break_spec[256];  // HWACCEL_TEST_BREAK the results were computed under
 #endif
 };
+static_assert(std::is_trivially_destructible_v<Results>, "nothing may run at unload");
 
 Results& results() {
-    static Results r;
+    static Results r{};  // constant-initialised: std::mutex and zeros
     return r;
 }
 
@@ -52,12 +69,21 @@ std::string stored(const Engine& engine, Run run) {
     std::lock_guard<std::mutex> lock(r.mutex);
 #ifdef HWACCEL_TESTING
     // A test process may change the injected failures between loads.
-    if (r.break_spec != break_spec()) r.by_engine.clear(), r.break_spec = break_spec();
+    const std::string spec = break_spec().substr(0, sizeof r.break_spec - 1);
+    if (spec != r.break_spec) {
+        r.count = 0;
+        std::memcpy(r.break_spec, spec.c_str(), spec.size() + 1);
+    }
 #endif
-    for (const auto& entry : r.by_engine)
-        if (entry.first == &engine) return entry.second;
+    for (size_t i = 0; i < r.count; ++i)
+        if (r.by_engine[i].engine == &engine) return std::string(r.by_engine[i].text, r.by_engine[i].length);
     std::string failure = run(engine);
-    r.by_engine.emplace_back(&engine, failure);
+    if (r.count < kMaxEngines) {
+        StoredResult& slot = r.by_engine[r.count++];
+        slot.engine = &engine;
+        slot.length = std::min(failure.size(), kMaxFailureText);
+        std::memcpy(slot.text, failure.data(), slot.length);
+    }
     return failure;
 }
 
