@@ -607,6 +607,11 @@ static bool step_update(bool use_cipher) {
         return true;
     }
     if (mode == GCM && nullin && len > 0) label("[doc:gcm-nullin] ", true);
+    // EVP_Cipher with NULL input is final: as step_final's, README's tag a
+    // decryption checks is one the caller set (default checks against an
+    // earlier encryption's)
+    if (mode == GCM && use_cipher && nullin && !tag_set_since_init && gcm_encrypted_final)
+        label("[doc:gcm-tag-not-set] ", true);
     if (mode == CCM && ccm_payload_done && !ccm_tls_mode) label("[doc:ccm-after-payload] ", false);
     if (mode == CCM && !aad) ccm_payload_attempted = true;
     if (mode == CCM && decl) ccm_declared = true, ccm_declared_length = len;
