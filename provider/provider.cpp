@@ -151,7 +151,7 @@ const OSSL_ALGORITHM* query(void* provctx, int operation_id, int* no_cache) noex
         return inst->digests.data();
     case OSSL_OP_CIPHER:
         return inst->ciphers.data();
-    case kOpSkeymgmt:
+    case OSSL_OP_SKEYMGMT:
         return inst->skeymgmt.data();
     default:
         return nullptr;

@@ -6,10 +6,9 @@
 
 #include <openssl/core.h>
 
-namespace hwaccel {
+#include "skeymgmt/skeymgmt_ids.hpp"
 
-// Not in OpenSSL 3.0's headers (core_dispatch.h of 3.5).
-inline constexpr int kOpSkeymgmt = 15;  // OSSL_OP_SKEYMGMT
+namespace hwaccel {
 
 // "SM4-SECRET": a 16-byte SM4 key, or the 32 bytes of SM4-XTS's two.
 const OSSL_DISPATCH* sm4_skeymgmt_functions();

@@ -25,9 +25,6 @@
 namespace hwaccel {
 namespace {
 
-// core_dispatch.h of 3.5: selections and function ids.
-constexpr int kSelectSecretKey = 0x02;  // OSSL_SKEYMGMT_SELECT_SECRET_KEY
-constexpr int kFnFree = 1, kFnImport = 2, kFnExport = 3, kFnImpSettableParams = 6;
 constexpr char kRawBytes[] = "raw-bytes";  // OSSL_SKEY_PARAM_RAW_BYTES
 
 struct Sm4SecretKey {
@@ -42,7 +39,7 @@ void free_key(void* keydata) noexcept {
 void* import_key(void* provctx, int selection, const OSSL_PARAM params[]) noexcept {
     const auto* prov = static_cast<const ProvCtx*>(provctx);
     return guarded<void*>(prov, nullptr, [&]() -> void* {
-        if ((selection & kSelectSecretKey) == 0) {
+        if ((selection & OSSL_SKEYMGMT_SELECT_SECRET_KEY) == 0) {
             raise_error(prov, kErrInvalidParameter, "an SM4 key is imported with its secret bytes");
             return nullptr;
         }
@@ -71,7 +68,7 @@ void* import_key(void* provctx, int selection, const OSSL_PARAM params[]) noexce
 
 int export_key(void* keydata, int selection, OSSL_CALLBACK* param_cb, void* cbarg) noexcept {
     const auto* key = static_cast<const Sm4SecretKey*>(keydata);
-    if (key == nullptr || param_cb == nullptr || (selection & kSelectSecretKey) == 0) return 0;
+    if (key == nullptr || param_cb == nullptr || (selection & OSSL_SKEYMGMT_SELECT_SECRET_KEY) == 0) return 0;
     // Built by hand: the module calls no libcrypto function.
     OSSL_PARAM out[] = {
         {kRawBytes, OSSL_PARAM_OCTET_STRING, const_cast<uint8_t*>(key->bytes), key->length,
@@ -96,10 +93,10 @@ constexpr ExportFn* kExport = export_key;
 constexpr SettableFn* kSettable = import_settable_params;
 
 const OSSL_DISPATCH kSm4Skeymgmt[] = {
-    {kFnFree, reinterpret_cast<void (*)(void)>(kFree)},
-    {kFnImport, reinterpret_cast<void (*)(void)>(kImport)},
-    {kFnExport, reinterpret_cast<void (*)(void)>(kExport)},
-    {kFnImpSettableParams, reinterpret_cast<void (*)(void)>(kSettable)},
+    {OSSL_FUNC_SKEYMGMT_FREE, reinterpret_cast<void (*)(void)>(kFree)},
+    {OSSL_FUNC_SKEYMGMT_IMPORT, reinterpret_cast<void (*)(void)>(kImport)},
+    {OSSL_FUNC_SKEYMGMT_EXPORT, reinterpret_cast<void (*)(void)>(kExport)},
+    {OSSL_FUNC_SKEYMGMT_IMP_SETTABLE_PARAMS, reinterpret_cast<void (*)(void)>(kSettable)},
     {0, nullptr},
 };
 

@@ -18,16 +18,15 @@
 
 #include "fake_core.hpp"
 #include "provider_fixture.hpp"
+#include "skeymgmt/skeymgmt_ids.hpp"  // ids absent from 3.0's headers
 #include "support/vectors.hpp"
 
 using namespace hwaccel::test;
 
 namespace {
 
-// core_dispatch.h of 3.5 (absent from 3.0's headers).
-constexpr int kOpSkeymgmt = 15;
-constexpr int kSelectParameters = 0x01, kSelectSecretKey = 0x02;
-constexpr int kFnFree = 1, kFnImport = 2, kFnExport = 3, kFnImpSettable = 6;
+constexpr int kSelectParameters = OSSL_SKEYMGMT_SELECT_PARAMETERS;
+constexpr int kSelectSecretKey = OSSL_SKEYMGMT_SELECT_SECRET_KEY;
 using ImportFn = void*(void*, int, const OSSL_PARAM[]);
 using ExportFn = int(void*, int, OSSL_CALLBACK*, void*);
 using FreeFn = void(void*);
@@ -68,16 +67,16 @@ TEST_CASE("skeymgmt: SM4 keys through the dispatch table", "[skeymgmt][dispatch]
     g_core = FakeCore{};
     Module m;
     REQUIRE(m.init_result == 1);
-    const OSSL_ALGORITHM* a = m.algorithms(kOpSkeymgmt);
+    const OSSL_ALGORITHM* a = m.algorithms(OSSL_OP_SKEYMGMT);
     REQUIRE(a != nullptr);
     REQUIRE(a->algorithm_names != nullptr);
     // A name of its own, not "SM4" (names.hpp says why), and nothing else.
     CHECK(std::string(a->algorithm_names) == "SM4-SECRET");
     CHECK(std::string(a->property_definition) == "provider=hwaccel");
     CHECK(a[1].algorithm_names == nullptr);
-    const SkeyFns f{find_fn<ImportFn>(a->implementation, kFnImport),
-                    find_fn<ExportFn>(a->implementation, kFnExport), find_fn<FreeFn>(a->implementation, kFnFree),
-                    find_fn<SettableFn>(a->implementation, kFnImpSettable)};
+    const SkeyFns f{find_fn<ImportFn>(a->implementation, OSSL_FUNC_SKEYMGMT_IMPORT),
+                    find_fn<ExportFn>(a->implementation, OSSL_FUNC_SKEYMGMT_EXPORT), find_fn<FreeFn>(a->implementation, OSSL_FUNC_SKEYMGMT_FREE),
+                    find_fn<SettableFn>(a->implementation, OSSL_FUNC_SKEYMGMT_IMP_SETTABLE_PARAMS)};
     REQUIRE(f.import != nullptr);
     REQUIRE(f.export_key != nullptr);
     REQUIRE(f.free != nullptr);
