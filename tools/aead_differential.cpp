@@ -16,6 +16,7 @@
 // In traces and details H is hwaccel's answer, D the default provider's.
 // OPENSSL_MODULES must name the directory holding hwaccel.so.
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -109,6 +110,11 @@ static std::string hex(const uint8_t* p, size_t n) {
 }
 
 static bool verbose = getenv("HWACCEL_AEAD_DIFF_VERBOSE") != nullptr;
+
+// The labels follow 4.0's default; where 3.6's behaves otherwise (README
+// names the release) the label applies only when the tool runs against 3.6,
+// so a 4.0 run stays as strict.
+static bool default_is_36 = false;
 
 // Fresh contexts on both sides and nothing remembered: after a difference
 // (the two states have parted) and now and then, so short sequences are many.
@@ -309,6 +315,14 @@ static void note_random_iv() {
     if (a || b) random_iv_drawn = true;
 }
 
+static bool hwaccel_drew_iv() {
+    unsigned a = 0;
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_uint("iv-generated", &a), OSSL_PARAM_construct_end()};
+    EVP_CIPHER_CTX_get_params(hw.ctx, p);
+    ERR_clear_error();
+    return a != 0;
+}
+
 static size_t default_size_param(const char* k) {
     size_t v = 0;
     OSSL_PARAM p[2] = {OSSL_PARAM_construct_size_t(k, &v), OSSL_PARAM_construct_end()};
@@ -328,6 +342,7 @@ static void record_step(const std::string& s) {
 static std::string returns_text(int h, int d) { return "H=" + std::to_string(h) + " D=" + std::to_string(d); }
 
 static bool both_refused = false;
+static bool parted_as_documented = false;  // both answered alike, their states differ as README says
 static bool returns_agree(const std::string& cls, int rh, int rd, const std::string& desc) {
     record_step("  => " + returns_text(rh, rd));
     if (rh <= 0 && rd <= 0 && (cls.rfind("init", 0) == 0 || cls.rfind("set", 0) == 0)) both_refused = true;
@@ -522,6 +537,13 @@ static bool step_get() {
     ERR_clear_error();
     int rd = EVP_CIPHER_CTX_get_params(dflt.ctx, pd);
     ERR_clear_error();
+    // README: an encryption's IV read before it has an IV draws one, as
+    // 4.0's default does (3.6's refuses the read); hwaccel drew it here,
+    // since a drawn IV resets the sequence
+    if (mode == GCM && default_is_36 && rh > 0 && rd <= 0 &&
+        (strcmp(key, OSSL_CIPHER_PARAM_IV) == 0 || strcmp(key, OSSL_CIPHER_PARAM_UPDATED_IV) == 0) &&
+        hwaccel_drew_iv())
+        label("[doc:gcm-iv-read-draws-36] ", false);
     note_random_iv();
     std::string cls = std::string("get ") + key;
     // tlsivgen puts the IV into default's message: a key now is mid-message
@@ -619,7 +641,10 @@ static bool step_update(bool use_cipher) {
     if (mode == CCM && decl && ccm_aad_done) label("[doc:ccm-declare-after-aad] ", false);
     // README: one AAD update per message (default silently drops the first)
     if (mode == CCM && aad && ccm_aad_done) label("[doc:ccm-second-aad] ", false);
-    if (mode == CCM && use_cipher && (decl || nullin)) label("[doc:ccm-evp-cipher-null-in] ", false);
+    // README: EVP_Cipher with NULL input declares the length as update does
+    // (4.0's default takes it for final; 3.6's declares too, so there the
+    // labels of a declaration say why the two differ)
+    if (mode == CCM && use_cipher && (decl || nullin) && !default_is_36) label("[doc:ccm-evp-cipher-null-in] ", false);
     if (mode == GCM && aad && gcm_empty_text_seen) label("[doc:gcm-aad-after-empty-text] ", true);
     if (mode == GCM && use_cipher && !aad && !nullin && len == 0) gcm_empty_text_seen = true;
     if (mode == GCM && len > 0 && gcm_tls_record_pending) label("[doc:gcm-tls-record-taglen] ", true);
@@ -693,11 +718,20 @@ static bool step_final() {
         label("[doc:ccm-final-declared-no-payload] ", false);
     if (mode == CCM) ccm_payload_attempted = true;
     if (mode == GCM && !tag_set_since_init && gcm_encrypted_final) label("[doc:gcm-tag-not-set] ", true);  // a pending TLS record could be UB on D
+    // README: 3.6's default final outside TLS record mode answers 1 once a
+    // key is set and does nothing (no empty payload, no tag, no check, the
+    // nonce not spent); hwaccel's runs the empty payload if none went through
+    bool ccm_final_36 = mode == CCM && default_is_36 && !ccm_payload_done && !ccm_tls_mode;
     int rh = EVP_CipherFinal_ex(hw.ctx, bh, &oh);
     ERR_clear_error();
     int rd = EVP_CipherFinal_ex(dflt.ctx, bd, &od);
     ERR_clear_error();
     gcm_message_active = false;
+    if (ccm_final_36 && rd > 0) label("[doc:ccm-final-36] ", false);  // the label for 3.6's 1 only
+    // hwaccel's message is sealed (tag made, nonce spent), 3.6's still open:
+    // the states have parted as README says; start over rather than label
+    // whatever follows
+    if (ccm_final_36 && rh > 0 && rd > 0) parted_as_documented = true;
     // README: a failed tag check ends the message (default leaves it open)
     if (mode == GCM && rh <= 0 && rd <= 0 && !EVP_CIPHER_CTX_is_encrypting(dflt.ctx)) label("[doc:gcm-failed-tag] ", true);
     // hwaccel refuses final with a TLS record pending and keeps it (default consumes it)
@@ -806,6 +840,7 @@ int main(int argc, char** argv) {
     rng_state = strtoull(argv[2], nullptr, 0);
     long steps = strtol(argv[3], nullptr, 0);
     if (argc > 4) traces_per_class = strtol(argv[4], nullptr, 0);
+    default_is_36 = OPENSSL_version_major() == 3 && OPENSSL_version_minor() == 6;
     if (!OSSL_PROVIDER_load(nullptr, "hwaccel") || !OSSL_PROVIDER_load(nullptr, "default")) {
         ERR_print_errors_fp(stderr);
         return 2;
@@ -821,7 +856,7 @@ int main(int argc, char** argv) {
     fill_pools();
     reset_contexts();
     for (step_index = 0; step_index < steps; ++step_index) {
-        both_refused = false;
+        both_refused = parted_as_documented = false;
         if (!label_sticky) known_label.clear();
         if (mode == XTS && xts_equal_halves) known_label = "[doc:xts-equal-halves] ";
         if (mode == CCM && ccm_ivlen_at_key &&
@@ -833,8 +868,9 @@ int main(int argc, char** argv) {
         if (!agreed) ++resync_count;
         // After a difference the states have parted; after random IVs bytes
         // no longer compare; after a refused init or set the two may hold
-        // different partial states (documented): start over in each case.
-        if (!agreed || random_iv_drawn || both_refused || percent_chance(1)) reset_contexts();
+        // different partial states (documented), and after a step that parts
+        // them as README says: start over in each case.
+        if (!agreed || random_iv_drawn || both_refused || parted_as_documented || percent_chance(1)) reset_contexts();
     }
     long undocumented = 0;
     printf("mode %s seed %s steps %ld resyncs %ld\n", cipher_name, argv[2], steps, resync_count);
