@@ -62,6 +62,8 @@ enum Reason : uint32_t {
     kErrInvalidData = prov_reason(PROV_R_INVALID_DATA),
     kErrXtsDuplicatedKeys = prov_reason(PROV_R_XTS_DUPLICATED_KEYS),
     kErrXtsDataUnitTooLarge = prov_reason(PROV_R_XTS_DATA_UNIT_IS_TOO_LARGE),
+    // The default's code when a key generation's randomness fails.
+    kErrFailedToGenerateKey = prov_reason(PROV_R_FAILED_TO_GENERATE_KEY),
 
     // hwaccel's own: the default provider has no such refusal.
     kErrBadEngineSpec = kOwnReasonBase + 3,

@@ -113,6 +113,24 @@ if "$openssl" enc -help 2>&1 | grep -q -- '-skeyopt'; then
         expect_same "enc -sm4-$mode -skeymgmt SM4-SECRET (an EVP_SKEY of hwaccel's)" "$got" "$want"
     done
 fi
+# Generated opaque keys (skeyutl -genkey, OpenSSL 3.5+): SM4-SECRET makes
+# 16-byte keys, 32-byte ones with key-length:32, and refuses other lengths.
+# Without hwaccel nothing generates it (the default's key managements have
+# no generation).
+if "$openssl" skeyutl -help >/dev/null 2>&1; then
+    for opt in "" "-skeyopt key-length:16" "-skeyopt key-length:32"; do
+        # shellcheck disable=SC2086  # $opt: none or one option and its value
+        out=$("$openssl" skeyutl "${hw_opts[@]}" -genkey -skeymgmt SM4-SECRET $opt 2>&1)
+        if [ $? -eq 0 ] && grep -q "^Provider: hwaccel" <<<"$out" && grep -q "^Key management: SM4-SECRET" <<<"$out"
+        then ok; else bad "skeyutl -genkey -skeymgmt SM4-SECRET $opt: $out"; fi
+    done
+    if out=$("$openssl" skeyutl "${hw_opts[@]}" -genkey -skeymgmt SM4-SECRET -skeyopt key-length:24 2>&1); then
+        bad "skeyutl -genkey -skeymgmt SM4-SECRET key-length:24 accepted: $out"
+    elif grep -q "invalid key length" <<<"$out"; then ok; else bad "skeyutl key-length:24 message: $out"; fi
+    if out=$("$openssl" skeyutl -genkey -skeymgmt SM4-SECRET 2>&1); then
+        bad "negative control: skeyutl -genkey -skeymgmt SM4-SECRET without hwaccel: $out"
+    else ok; fi
+fi
 out=$("$openssl" speed "${hw_opts[@]}" -seconds 1 -bytes 1024 -evp sm4-ctr 2>&1)
 if [ $? -eq 0 ] && grep -Eiq '^sm4-ctr +[0-9.]+k' <<<"$out"; then ok; else bad "speed -evp sm4-ctr table: $out"; fi
 
