@@ -666,6 +666,20 @@ def notes(results, engines):
     return ["", "## Why", ""] + ["- " + t for t in seen]
 
 
+# Sections of the --markdown document that other tools measure
+# (tools/kernel_bench.cpp): carried over from the old file, at its end.
+KEPT_SECTIONS = ("## Against the Linux kernel's code",)
+
+
+def kept_sections(old_text):
+    """The old document's lines from the first kept section's heading to its end."""
+    lines = old_text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() in KEPT_SECTIONS:
+            return [""] + lines[i:]
+    return []
+
+
 def write_outputs(args, head, tables, results, engines, gcrypt, scaling_md):
     """--markdown and --plot, for either measurement."""
     if args.markdown:
@@ -673,9 +687,13 @@ def write_outputs(args, head, tables, results, engines, gcrypt, scaling_md):
         if args.plot:
             where = os.path.relpath(args.plot, os.path.dirname(os.path.abspath(args.markdown)))
             picture = ["", "![ratio hwaccel/default per length](%s)" % where]
+        kept = []
+        if os.path.exists(args.markdown):
+            with open(args.markdown) as f:
+                kept = kept_sections(f.read().rstrip("\n"))
         doc = head + picture + summary(results, engines) + \
             (gcrypt_summary(results, engines, gcrypt) if gcrypt else []) + scaling_md + \
-            notes(results, engines) + ["", "## Tables"] + tables
+            notes(results, engines) + ["", "## Tables"] + tables + kept
         with open(args.markdown, "w") as f:
             f.write("\n".join(doc) + "\n")
     if args.plot and results:
@@ -919,6 +937,10 @@ def self_test():
     _, smd = scaling_tables([{"label": "sm4-ctr", "engine": "x", "default": (100.0, 190.0, 1.9),
                               "hwaccel": (1000.0, 1500.0, 1.5)}], 2)
     check("scaling row", smd[-1], "| sm4-ctr | x | 100.0 | 190.0 | 1.90x | 1000.0 | 1500.0 | 1.50x |")
+
+    check("kept section", kept_sections("# t\n## Tables\nx\n## Against the Linux kernel's code\nk\n"),
+          ["", "## Against the Linux kernel's code", "k", ""])
+    check("nothing kept", kept_sections("# t\n## Tables\n"), [])
 
     for f in failures:
         print("FAILED " + f)
