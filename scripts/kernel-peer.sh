@@ -54,7 +54,7 @@ fi
 [ -f "$TARBALL" ] || { log "no $TARBALL after installing $PKG"; exit 1; }
 log "$PKG $(pkg_version)"
 
-rm -rf "$P/src" "$P/shim" "$P/obj" "$P/lib" "$P/include" "$P/.complete" "$P/.recipe"
+rm -rf "${P:?}"/{src,shim,obj,lib,include,.complete,.recipe}
 mkdir -p "$P/src" "$P/shim/linux" "$P/shim/asm" "$P/shim/crypto/internal" "$P/obj" "$P/lib" "$P/include"
 
 # Only the files used (and, for reading next to tools/kernel_bench.cpp's
@@ -202,6 +202,7 @@ EOF
 CC=${CC:-cc}
 CFLAGS_K=(-O2 -fno-strict-aliasing -fno-common -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx -mno-red-zone
           -DCONFIG_64BIT -I"$S" -I"$P/src/include")
+# shellcheck disable=SC2054  # -Wa,--noexecstack is one argument
 AFLAGS_K=(-D__ASSEMBLY__ -I"$S" -Wa,--noexecstack)
 cd "$P/obj"
 for f in sm4-aesni-avx-asm_64 sm4-aesni-avx2-asm_64 sha256_ni_asm sha1_ni_asm ghash-clmulni-intel_asm; do
