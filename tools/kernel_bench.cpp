@@ -437,7 +437,7 @@ struct Row {
     std::string label = {};  // the length asked for, where the call rounds it up to whole blocks
     std::vector<std::string> names;             // [0] is the kernel
     std::vector<std::function<void()>> calls;   // same order
-    std::vector<std::vector<double>> ticks;     // per implementation, per round: ticks per call
+    // Per implementation, per round: the median ticks per call.
     std::vector<std::vector<double>> round_medians;
 };
 
@@ -454,7 +454,7 @@ struct Options {
 void time_row(Row& r, const Options& o) {
     const size_t k = r.calls.size();
     const int reps = static_cast<int>(std::max<size_t>(1, 4096 / r.bytes));
-    if (r.ticks.empty()) r.ticks.assign(k, {}), r.round_medians.assign(k, {});
+    if (r.round_medians.empty()) r.round_medians.assign(k, {});
     for (size_t i = 0; i < k; ++i) r.calls[i]();  // warm up
     std::vector<std::vector<double>> mine(k);
     for (int t = 0; t < o.trials; ++t) {
@@ -466,10 +466,7 @@ void time_row(Row& r, const Options& o) {
             mine[i].push_back(double(t1 - t0) / reps);
         }
     }
-    for (size_t i = 0; i < k; ++i) {
-        r.round_medians[i].push_back(median(mine[i]));
-        r.ticks[i].insert(r.ticks[i].end(), mine[i].begin(), mine[i].end());
-    }
+    for (size_t i = 0; i < k; ++i) r.round_medians[i].push_back(median(mine[i]));
 }
 
 std::string blocks_label(size_t asked, size_t hashed) {
@@ -557,7 +554,7 @@ int main(int argc, char** argv) {
     auto add_sm4 = [&](const char* op, auto kernel_call, auto hw_call) {
         if (!wanted(op)) return;
         for (size_t n : kSizes) {
-            Row r{op, n, {}, {"kernel"}, {[=, &kc, &in, &out]() mutable { kernel_call(kc, out.data(), in.data(), n); }}, {}, {}};
+            Row r{op, n, {}, {"kernel"}, {[=, &kc, &in, &out]() mutable { kernel_call(kc, out.data(), in.data(), n); }}, {}};
             for (size_t i = 0; i < sm4.size(); ++i) {
                 r.names.push_back(sm4[i]->name);
                 const hwaccel::Sm4Engine* e = sm4[i];
@@ -593,7 +590,7 @@ int main(int argc, char** argv) {
         static sm4_ctx key_scratch;
         Row r{"sm4-key", 64 * 16, "per key", {"kernel"}, {[&keys] {
                   for (size_t i = 0; i < 64; ++i) sm4_expandkey(&key_scratch, keys.data() + 16 * i, 16);
-              }}, {}, {}};
+              }}, {}};
         static hwaccel::Sm4Key scratch;
         for (const auto* e : sm4) {
             r.names.push_back(e->name);
@@ -609,14 +606,14 @@ int main(int argc, char** argv) {
     if (wanted("sha1"))
         for (size_t n : kSizes) {
             const size_t nb = (n + 63) / 64;
-            Row r{"sha1", nb * 64, blocks_label(n, nb * 64), {"kernel"}, {[nb, &in] { sha1_ni_transform(st1, in.data(), static_cast<int>(nb)); }}, {}, {}};
+            Row r{"sha1", nb * 64, blocks_label(n, nb * 64), {"kernel"}, {[nb, &in] { sha1_ni_transform(st1, in.data(), static_cast<int>(nb)); }}, {}};
             for (const auto* e : sha1) r.names.push_back(e->name), r.calls.push_back([e, nb, &in] { e->blocks(st1, in.data(), nb); });
             rows.push_back(std::move(r));
         }
     if (wanted("sha256"))
         for (size_t n : kSizes) {
             const size_t nb = (n + 63) / 64;
-            Row r{"sha256", nb * 64, blocks_label(n, nb * 64), {"kernel"}, {[nb, &in] { sha256_ni_transform(st256, in.data(), static_cast<int>(nb)); }}, {}, {}};
+            Row r{"sha256", nb * 64, blocks_label(n, nb * 64), {"kernel"}, {[nb, &in] { sha256_ni_transform(st256, in.data(), static_cast<int>(nb)); }}, {}};
             for (const auto* e : sha256) r.names.push_back(e->name), r.calls.push_back([e, nb, &in] { e->blocks(st256, in.data(), nb); });
             rows.push_back(std::move(r));
         }
@@ -628,7 +625,7 @@ int main(int argc, char** argv) {
             const size_t nb = (n + kSha3Rate - 1) / kSha3Rate;
             Row r{"sha3-256", nb * kSha3Rate, blocks_label(n, nb * kSha3Rate), {"kernel"}, {[nb, &in] {
                       crypto_sha3_update(&sha3_desc, in.data(), static_cast<unsigned>(nb * kSha3Rate));
-                  }}, {}, {}};
+                  }}, {}};
             for (const auto* e : keccak)
                 r.names.push_back(e->name), r.calls.push_back([e, nb, &in] { e->absorb(st3, in.data(), nb, kSha3Rate); });
             rows.push_back(std::move(r));
@@ -642,7 +639,7 @@ int main(int argc, char** argv) {
             Row r{"ghash", n, {}, {"kernel"}, {[n, &in] {
                       clmul_ghash_update(reinterpret_cast<char*>(gy), reinterpret_cast<const char*>(in.data()),
                                          static_cast<unsigned>(n), &gk);
-                  }}, {}, {}};
+                  }}, {}};
             for (size_t i = 0; i < ghash.size(); ++i) {
                 const auto* e = ghash[i];
                 hwaccel::GhashKey* k = &ghash_keys[i];
@@ -661,8 +658,9 @@ int main(int argc, char** argv) {
                 read_first("/proc/cpuinfo", "model name").c_str(), read_first("/proc/cpuinfo", "cpu family").c_str(),
                 read_first("/proc/cpuinfo", "model\t").c_str(), hz / 1e9, o.rounds, o.trials, load0.c_str(),
                 load1.c_str());
-    std::printf("MB/s = 10^6 bytes/s from TSC ticks; ratio = hwaccel / kernel (above 1: hwaccel faster);\n"
-                "[lo-hi] = the ratio's range over the rounds' medians. sm4-key: million keys/s.\n"
+    std::printf("MB/s = 10^6 bytes/s from TSC ticks, the median of the rounds' medians; ratio = hwaccel /\n"
+                "kernel (above 1: hwaccel faster), the median of the rounds' ratios, [lo-hi] their range.\n"
+                "sm4-key: million keys/s.\n"
                 "Digests hash whole blocks: \"16 (64)\" = 16 bytes asked, one 64-byte block hashed (MB/s of those).\n");
     std::string last_header;
     for (const Row& r : rows) {
@@ -677,18 +675,16 @@ int main(int argc, char** argv) {
         }
         const bool keys_row = r.op == "sm4-key";
         auto rate = [&](double ticks) { return keys_row ? hz / ticks * 64 / 1e6 : hz / ticks * double(r.bytes) / 1e6; };
-        const double k = median(r.ticks[0]);
+        const double k = median(r.round_medians[0]);
         std::printf("| %s | %s | %.*f", r.op.c_str(), r.label.empty() ? std::to_string(r.bytes).c_str() : r.label.c_str(),
                     keys_row ? 2 : 0, rate(k));
         for (size_t i = 1; i < r.names.size(); ++i) {
-            const double m = median(r.ticks[i]);
-            double lo = 1e300, hi = 0;
-            for (size_t j = 0; j < r.round_medians[i].size(); ++j) {
-                const double q = r.round_medians[0][j] / r.round_medians[i][j];
-                lo = std::min(lo, q), hi = std::max(hi, q);
-            }
-            if (o.markdown) std::printf(" | %.*f (%.2fx)", keys_row ? 2 : 0, rate(m), k / m);
-            else std::printf(" | %.*f (%.2fx [%.2f-%.2f])", keys_row ? 2 : 0, rate(m), k / m, lo, hi);
+            const double m = median(r.round_medians[i]);
+            std::vector<double> q;
+            for (size_t j = 0; j < r.round_medians[i].size(); ++j) q.push_back(r.round_medians[0][j] / r.round_medians[i][j]);
+            const auto [lo, hi] = std::minmax_element(q.begin(), q.end());
+            if (o.markdown) std::printf(" | %.*f (%.2fx)", keys_row ? 2 : 0, rate(m), median(q));
+            else std::printf(" | %.*f (%.2fx [%.2f-%.2f])", keys_row ? 2 : 0, rate(m), median(q), *lo, *hi);
         }
         std::printf(" |\n");
     }
