@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fenced_tsc.hpp"
 #include "hwaccel/registry.hpp"
 
 namespace {
@@ -40,11 +41,11 @@ std::pair<double, double> race(size_t bytes, int trials, const std::function<voi
     std::vector<double> ta, tb;
     for (int i = 0; i < 3; ++i) { a(); b(); }  // warm caches and clocks
     for (int i = 0; i < trials; ++i) {
-        uint64_t t0 = __rdtsc();
+        const uint64_t t0 = fenced_tsc();
         a();
-        uint64_t t1 = __rdtsc();
+        const uint64_t t1 = fenced_tsc();
         b();
-        uint64_t t2 = __rdtsc();
+        const uint64_t t2 = fenced_tsc();
         ta.push_back(double(t1 - t0) / double(bytes));
         tb.push_back(double(t2 - t1) / double(bytes));
     }

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "bench_op.hpp"
+#include "fenced_tsc.hpp"
 #ifdef HWACCEL_EVP_BENCH_GCRYPT
 #include "gcrypt_op.hpp"
 #endif
@@ -268,9 +269,9 @@ void time_interleaved(const std::vector<std::string>& impls, std::vector<std::un
             for (auto& op : ops) op->run(input, len, output);
         for (int i = 0; i < rounds; ++i) {
             for (size_t c = 0; c < n; ++c) {
-                const uint64_t t0 = __rdtsc();
+                const uint64_t t0 = fenced_tsc();
                 for (int k = 0; k < batch; ++k) ops[c]->run(input, len, output);
-                ticks[c].push_back(double(__rdtsc() - t0) / batch);
+                ticks[c].push_back(double(fenced_tsc() - t0) / batch);
             }
         }
         std::vector<double> med(n);

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "fenced_tsc.hpp"
 #include "hwaccel/registry.hpp"
 #include "kernel_peer.h"
 
@@ -447,19 +448,6 @@ struct Options {
     bool markdown = false;
     std::vector<std::string> only;
 };
-
-// RDTSC does not wait for earlier instructions: unfenced, a batch's closing
-// read could run while its last call's dependent rounds were still in
-// flight, and those cycles landed in the next batch. As the rotation below
-// gives each implementation a fixed predecessor, that was a steady bias, not
-// noise: the kernel's own SHA-1/SHA-256 code, timed as a second column right
-// after the generic engine, came out 1.02-1.03x of itself (<= 4 KiB calls).
-uint64_t fenced_tsc() {
-    _mm_lfence();
-    const uint64_t t = __rdtsc();
-    _mm_lfence();
-    return t;
-}
 
 // Each trial times one batch of calls of every implementation, the order
 // rotating from trial to trial; a batch is enough calls for ~4 KiB, so the
