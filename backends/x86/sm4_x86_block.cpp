@@ -89,12 +89,20 @@ constexpr KeyConsts kKey = [] {
 }();
 
 // Y[0..3] (M domain) of two keys into y[0..3], lanes (a, b, a, b).
+// Y_i of both keys in lanes (a, b, a, b). The user keys' words stay in
+// vector registers: loaded through GPRs (load_be32), GCC 12 at -Os left
+// one in r10 after set_key_pair (scripts/flags-matrix.sh).
 HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t ka[16], const uint8_t kb[16]) {
-    for (int i = 0; i < 4; ++i) {
-        const int wa = static_cast<int>(load_be32(ka + 4 * i) ^ sm4_schedule::kFK[i]);
-        const int wb = static_cast<int>(load_be32(kb + 4 * i) ^ sm4_schedule::kFK[i]);
-        y[i] = affine128(_mm_set_epi32(wb, wa, wb, wa), kMLo, kMHi);
-    }
+    using sm4_schedule::kFK;
+    const __m128i fk = _mm_setr_epi32(static_cast<int>(kFK[0]), static_cast<int>(kFK[1]),
+                                      static_cast<int>(kFK[2]), static_cast<int>(kFK[3]));
+    const __m128i a = _mm_xor_si128(_mm_shuffle_epi8(loadu128(ka), ld(kBswap32)), fk);
+    const __m128i b = _mm_xor_si128(_mm_shuffle_epi8(loadu128(kb), ld(kBswap32)), fk);
+    const __m128i lo = _mm_unpacklo_epi32(a, b), hi = _mm_unpackhi_epi32(a, b);  // a0 b0 a1 b1, a2 b2 a3 b3
+    y[0] = affine128(_mm_unpacklo_epi64(lo, lo), kMLo, kMHi);
+    y[1] = affine128(_mm_unpackhi_epi64(lo, lo), kMLo, kMHi);
+    y[2] = affine128(_mm_unpacklo_epi64(hi, hi), kMLo, kMHi);
+    y[3] = affine128(_mm_unpackhi_epi64(hi, hi), kMLo, kMHi);
 }
 
 // One key-schedule round, in assembly for the same reason as
