@@ -197,7 +197,7 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
     // zmm0-31 too; VZEROALL reaches only zmm0-15.
     static HWACCEL_SM4_INLINE void clear_registers() {
         clear_xmm16_31();
-        _mm256_zeroall();
+        zeroall();
     }
 
     template <int G>

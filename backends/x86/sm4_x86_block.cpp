@@ -534,7 +534,7 @@ void set_key(Sm4Key* key, const uint8_t user_key[16]) {
     secure_zero(mk, sizeof mk);
     write_serial_keys(key->engine_data + kSerialEnc, key->enc);
     write_serial_keys(key->engine_data + kSerialDec, key->dec);
-    _mm256_zeroall();  // the serial keys were written from ymm registers
+    zeroall();  // the serial keys were written from ymm registers
 }
 
 // The two keys in the lanes of one chain: a pair costs about what one key does.
@@ -550,7 +550,7 @@ void set_key_pair(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[1
     write_serial_keys(a->engine_data + kSerialDec, a->dec);
     write_serial_keys(b->engine_data + kSerialEnc, b->enc);
     write_serial_keys(b->engine_data + kSerialDec, b->dec);
-    _mm256_zeroall();  // as set_key
+    zeroall();  // as set_key
 }
 
 // Returns its block in a register: the bulk modes that call it clear the
@@ -563,27 +563,27 @@ __m128i crypt_block(const Sm4Key* key, Sm4Direction direction, __m128i block) {
 // words and the block's inner words in xmm registers.
 void encrypt_block(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
     storeu128(out, serial_crypt(serial_enc(key), loadu128(in)));
-    _mm256_zeroall();
+    zeroall();
 }
 
 void cbc_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCbc>(key, out, in, n, iv);
-    _mm256_zeroall();
+    zeroall();
 }
 void cfb_encrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kCfb>(key, out, in, n, iv);
-    _mm256_zeroall();
+    zeroall();
 }
 void ofb(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t n, uint8_t iv[16]) {
     serial_chain<Serial::kOfb>(key, out, in, n, iv);
-    _mm256_zeroall();
+    zeroall();
 }
 
 void ccm_two_lanes(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t n,
                    uint8_t counter[16], uint8_t mac[16]) {
     if (n == 0) return;
     ccm_chain(key, direction, out, in, n, counter, mac);
-    _mm256_zeroall();
+    zeroall();
     // ccm_chain's frame: with two lanes' words, counters and tables live
     // beside the rounds' 11 clobbered registers, GCC spills (a round key
     // among them: the residue test saw it 289 bytes down).

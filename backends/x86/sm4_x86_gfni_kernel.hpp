@@ -67,7 +67,7 @@ struct GfniKernelCommon {
     }
 
     // ymm0-15, all that VEX code reaches (the AVX-512 kernel adds xmm16-31).
-    static HWACCEL_SM4_INLINE void clear_registers() { _mm256_zeroall(); }
+    static HWACCEL_SM4_INLINE void clear_registers() { zeroall(); }
 };
 
 // --- VEX only -----------------------------------------------------------------------

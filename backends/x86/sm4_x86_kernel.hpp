@@ -310,7 +310,7 @@ struct AesKernel {
     }
 
     // VEX code: ymm0-15 are all it can reach.
-    static HWACCEL_SM4_INLINE void clear_registers() { _mm256_zeroall(); }
+    static HWACCEL_SM4_INLINE void clear_registers() { zeroall(); }
 };
 
 // The table of an AESENCLAST engine: the modes over its kernel, the shared

@@ -58,6 +58,22 @@ HWACCEL_SM4_INLINE __m256i affine256(__m256i x, const Table16& lo, const Table16
     return xor256(_mm256_shuffle_epi8(bc(lo), l), _mm256_shuffle_epi8(bc(hi), h));
 }
 
+// VZEROALL, and xmm16-31 in a build that targets AVX-512F (-march=native
+// on such a CPU): GCC then allocates them in these AVX2 files too (it left
+// key words in zmm17 after gfni-avx2's and vaes-avx2's set_key,
+// scripts/flags-matrix.sh), and VZEROALL does not reach them. Any other
+// build cannot use them: there this is VZEROALL alone.
+HWACCEL_SM4_INLINE void zeroall() {
+    _mm256_zeroall();
+#if defined(__AVX512F__)
+    __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+                     "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+                     ".endr" ::
+                         : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                           "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+#endif
+}
+
 // Wipes n 32-byte-aligned 32-byte slots with vector stores. In assembly:
 // GCC turns store loops and memset of these sizes into rep stosq, whose
 // start-up cost showed in profiles (a few percent of a 32-block batch).
