@@ -88,8 +88,7 @@ constexpr KeyConsts kKey = [] {
     return c;
 }();
 
-// Y[0..3] (M domain) of two keys into y[0..3], lanes (a, b, a, b).
-// Y_i of both keys in lanes (a, b, a, b). The user keys' words stay in
+// Y[0..3] (M domain) of two keys into y[0..3], lanes (a, b, a, b). The user keys' words stay in
 // vector registers: loaded through GPRs (load_be32), GCC 12 at -Os left
 // one in r10 after set_key_pair (scripts/flags-matrix.sh).
 HWACCEL_SM4_INLINE void key_chain_start(__m128i y[4], const uint8_t ka[16], const uint8_t kb[16]) {
