@@ -6,6 +6,8 @@
 #      CPUs (test/cpu_sets: Zen 3's vector set, AES-NI/AVX2, AVX/AES-NI,
 #      plain x86-64)
 #      (CTest).
+#      Then the residue suites (secrets left in registers or on the stack)
+#      again in a build with Debian's package flags (scripts/flags-matrix.sh).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
 #      EVP suites again. Then a ThreadSanitizer build (scripts/tsan.sh) of
 #      hwaccel.so and the threaded suites only (thread_race_tests,
@@ -68,6 +70,13 @@ scripts/install-deps.sh
 step "Release build and tests"
 scripts/build.sh "$top/build"
 (cd build && ctest --output-on-failure -j2)
+
+step "Debian's package flags: the wipe checks (scripts/flags-matrix.sh)"
+# The stack and register wipes are sized by what the compiler spills; a
+# packager's flags (dpkg-buildflags: -O2, stack protector) build other
+# frames than Release's. The residue suites in such a build; the other flag
+# sets (Ubuntu, Fedora with LTO, -Os, -O1, -march=native) are a long run.
+scripts/flags-matrix.sh -s residue debian
 
 step "ASan + UBSan build and tests"
 scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_SANITIZE=ON
