@@ -6,7 +6,10 @@
 #include <openssl/kdf.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -337,5 +340,68 @@ TEST_CASE("8 threads share one fetched EVP_MD", "[digest][threads]") {
         }
         for (auto& th : threads) th.join();
         for (int t = 0; t < 8; ++t) CHECK(mismatches[t] == 0);
+    }
+}
+
+namespace {
+
+std::vector<std::string> keys_of(const OSSL_PARAM* table) {
+    std::vector<std::string> keys;
+    for (const OSSL_PARAM* p = table; p != nullptr && p->key != nullptr; ++p) keys.emplace_back(p->key);
+    return keys;
+}
+
+bool lists(const std::vector<std::string>& keys, const std::string& key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Every parameter a table lists, asked for with its listed type and size:
+// each must be answered.
+void query_each(const OSSL_PARAM* table, const std::function<int(OSSL_PARAM*)>& get) {
+    for (const OSSL_PARAM* t = table; t != nullptr && t->key != nullptr; ++t) {
+        INFO("param " << t->key);
+        unsigned char buf[16] = {};
+        REQUIRE(t->data_size <= sizeof buf);
+        OSSL_PARAM q[] = {{t->key, t->data_type, buf, t->data_size, OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+        CHECK(get(q) == 1);
+        CHECK(OSSL_PARAM_modified(q));
+    }
+}
+
+}  // namespace
+
+// EVP_MD_gettable_params and, for SHAKE, EVP_MD_{gettable,settable}_ctx_params:
+// every key the default provider lists is listed, and every key listed is answered.
+TEST_CASE("digest parameter lists hold the default provider's keys and each is answered", "[digest][params]") {
+    LoadedProvider prov;
+    for (const auto& d : all_digests()) {
+        INFO(d.name);
+        MdPtr ours = prov.md(d.name), theirs = prov.default_md(d.name);
+        const OSSL_PARAM* gettable = EVP_MD_gettable_params(ours.get());
+        REQUIRE(gettable != nullptr);
+        for (const std::string& k : keys_of(EVP_MD_gettable_params(theirs.get()))) CHECK(lists(keys_of(gettable), k));
+        query_each(gettable, [&](OSSL_PARAM* q) { return EVP_MD_get_params(ours.get(), q); });
+        if (!d.xof) continue;
+        const OSSL_PARAM* settable = EVP_MD_settable_ctx_params(ours.get());
+        REQUIRE(settable != nullptr);
+        for (const std::string& k : keys_of(EVP_MD_settable_ctx_params(theirs.get())))
+            CHECK(lists(keys_of(settable), k));
+        CHECK(lists(keys_of(settable), OSSL_DIGEST_PARAM_XOFLEN));
+        const OSSL_PARAM* ctx_gettable = EVP_MD_gettable_ctx_params(ours.get());
+        REQUIRE(ctx_gettable != nullptr);
+        for (const std::string& k : keys_of(EVP_MD_gettable_ctx_params(theirs.get())))
+            CHECK(lists(keys_of(ctx_gettable), k));
+        MdCtxPtr ctx(EVP_MD_CTX_new());
+        REQUIRE(EVP_DigestInit_ex(ctx.get(), ours.get(), nullptr) == 1);
+        size_t len = 20;
+        OSSL_PARAM set[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &len), OSSL_PARAM_END};
+        REQUIRE(EVP_MD_CTX_set_params(ctx.get(), set) == 1);
+        query_each(ctx_gettable, [&](OSSL_PARAM* q) {
+            const int rc = EVP_MD_CTX_get_params(ctx.get(), q);
+            size_t got = 0;
+            CHECK(OSSL_PARAM_get_size_t(q, &got) == 1);
+            CHECK(got == 20);
+            return rc;
+        });
     }
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "fake_core.hpp"
 #include "support/vectors.hpp"
 
@@ -358,4 +359,51 @@ TEST_CASE("dispatch: init from every phase gives a fresh digest", "[dispatch][di
         }
     }
     CHECK(g_core.errors.empty());
+}
+
+// In place with bytes held over, the held bytes come out first, so the
+// buffer must hold all of them and the input (not only the whole blocks
+// produced): a smaller outsize is refused and changes nothing. EVP always
+// passes inl + a block, so only a direct caller gets here.
+TEST_CASE("dispatch: in place with bytes held over needs room for them and the input",
+          "[dispatch][errors][cipher][in-place]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const unsigned char key[16] = {1, 2, 3}, iv[16] = {4, 5, 6};
+    Lcg rng(77);
+    const Bytes msg = rng.bytes(25);
+    for (const char* name : {"SM4-ECB", "SM4-CBC"}) {
+        INFO(name);
+        CipherFns f(m.cipher(name));
+        const bool has_iv = std::strcmp(name, "SM4-ECB") != 0;
+        // Separate buffers: 5 bytes held, then 20 more give one block.
+        void* ref = f.newctx(m.provctx);
+        REQUIRE(f.einit(ref, key, 16, has_iv ? iv : nullptr, has_iv ? 16 : 0, nullptr) == 1);
+        unsigned char want[32];
+        size_t outl = 0;
+        REQUIRE(f.update(ref, want, &outl, sizeof want, msg.data(), 5) == 1);
+        REQUIRE(outl == 0);
+        REQUIRE(f.update(ref, want, &outl, sizeof want, msg.data() + 5, 20) == 1);
+        REQUIRE(outl == 16);
+        f.freectx(ref);
+
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, key, 16, has_iv ? iv : nullptr, has_iv ? 16 : 0, nullptr) == 1);
+        unsigned char buf[32];
+        REQUIRE(f.update(ctx, buf, &outl, sizeof buf, msg.data(), 5) == 1);
+        std::memcpy(buf, msg.data() + 5, 20);
+        g_core.clear_errors();
+        outl = 777;
+        // Room for the block produced (16) but not for the 5 + 20 bytes.
+        CHECK(f.update(ctx, buf, &outl, 20, buf, 20) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrOutputBufferTooSmall)});
+        CHECK(outl == 777);
+        CHECK(std::memcmp(buf, msg.data() + 5, 20) == 0);
+        // With room, the same call gives the stream of separate buffers.
+        REQUIRE(f.update(ctx, buf, &outl, 25, buf, 20) == 1);
+        CHECK(outl == 16);
+        CHECK(std::memcmp(buf, want, 16) == 0);
+        f.freectx(ctx);
+    }
 }

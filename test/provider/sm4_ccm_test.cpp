@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "fake_core.hpp"
 #include "provider_fixture.hpp"
 #include "support/vectors.hpp"
@@ -828,5 +829,138 @@ TEST_CASE("SM4-CCM: the declaration and the AAD update report their length, as t
         Sealed s = seal(c, t);
         REQUIRE(s.ok);
         CHECK(out == s.ct);
+    }
+}
+
+// Refusals the other cases do not reach, each through the dispatch table
+// (the raised reason read off the fake core), each leaving the message as it
+// was: the sealed result equals a context that saw no refusal.
+TEST_CASE("SM4-CCM dispatch: refusals of tag length, TLS records, init params and final",
+          "[dispatch][errors][ccm]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    CipherFns f(m.cipher("SM4-CCM"));
+    const unsigned char key[16] = {1, 2, 3}, nonce[7] = {4, 5, 6}, aad[5] = {9};
+    const unsigned char msg[48] = {7, 8, 9};
+    size_t n = 0;
+    // Declared, AAD, payload, final, 12-byte tag (the default for this test's contexts).
+    auto seal_rest = [&](void* ctx, unsigned char* out, bool declared) {
+        if (!declared) REQUIRE(f.update(ctx, nullptr, &n, 0, nullptr, sizeof msg) == 1);
+        REQUIRE(f.update(ctx, nullptr, &n, sizeof aad, aad, sizeof aad) == 1);
+        REQUIRE(f.update(ctx, out, &n, 64, msg, sizeof msg) == 1);
+        REQUIRE(f.final(ctx, out + sizeof msg, &n, 16) == 1);
+        OSSL_PARAM get[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, out + sizeof msg, 12),
+                            OSSL_PARAM_END};
+        REQUIRE(f.get_ctx_params(ctx, get) == 1);
+    };
+    unsigned char expect[64], out[64];
+    void* ref = f.newctx(m.provctx);
+    REQUIRE(f.einit(ref, key, 16, nonce, 7, nullptr) == 1);
+    seal_rest(ref, expect, false);
+    f.freectx(ref);
+
+    SECTION("the tag length cannot change once the length is declared") {
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, key, 16, nonce, 7, nullptr) == 1);
+        REQUIRE(f.update(ctx, nullptr, &n, 0, nullptr, sizeof msg) == 1);
+        g_core.clear_errors();
+        OSSL_PARAM tag8[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 8), OSSL_PARAM_END};
+        CHECK(f.set_ctx_params(ctx, tag8) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrInvalidParameter)});
+        CHECK(g_core.errors.size() == 1);
+        if (!g_core.errors.empty())
+            CHECK(g_core.errors[0].find("the tag length cannot change once the message has begun") !=
+                  std::string::npos);
+        // The same length is no change and is taken.
+        OSSL_PARAM tag12[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 12), OSSL_PARAM_END};
+        CHECK(f.set_ctx_params(ctx, tag12) == 1);
+        size_t taglen = 0;
+        OSSL_PARAM get[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &taglen), OSSL_PARAM_END};
+        REQUIRE(f.get_ctx_params(ctx, get) == 1);
+        CHECK(taglen == 12);
+        seal_rest(ctx, out, true);
+        CHECK(std::memcmp(out, expect, sizeof msg + 12) == 0);
+        f.freectx(ctx);
+    }
+    SECTION("a refused init's params leave the direction as it was") {
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, key, 16, nonce, 7, nullptr) == 1);
+        g_core.clear_errors();
+        // A tag value is for decryption, but this ivlen is refused: the init
+        // fails, and the context still encrypts.
+        unsigned char tag[12] = {};
+        size_t bad_ivlen = 14;
+        OSSL_PARAM p[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, sizeof tag),
+                          OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &bad_ivlen), OSSL_PARAM_END};
+        CHECK(f.dinit(ctx, nullptr, 0, nullptr, 0, p) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrInvalidIvLength)});
+        // Still encrypting: a tag value is refused as not needed.
+        g_core.clear_errors();
+        OSSL_PARAM q[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, sizeof tag), OSSL_PARAM_END};
+        CHECK(f.set_ctx_params(ctx, q) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrTagNotNeeded)});
+        seal_rest(ctx, out, false);
+        CHECK(std::memcmp(out, expect, sizeof msg + 12) == 0);
+        f.freectx(ctx);
+    }
+    SECTION("final with no key") {
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, nullptr, 0, nonce, 7, nullptr) == 1);
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.final(ctx, out, &n, sizeof out) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrNoKeySet)});
+        CHECK(n == 777);
+        // The key comes later; the message goes on.
+        REQUIRE(f.einit(ctx, key, 16, nullptr, 0, nullptr) == 1);
+        seal_rest(ctx, out, false);
+        CHECK(std::memcmp(out, expect, sizeof msg + 12) == 0);
+        f.freectx(ctx);
+    }
+    SECTION("TLS records: no key, and a payload longer than L allows") {
+        unsigned char fixed[4] = {1, 2, 3, 4};
+        unsigned char tls_aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
+        OSSL_PARAM tls[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, 4),
+                            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, tls_aad, 13),
+                            OSSL_PARAM_END};
+        void* ctx = f.newctx(m.provctx);
+        // The TLS nonce is 12 bytes (L = 3); with no key set.
+        size_t ivlen = 12;
+        OSSL_PARAM iv12[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen), OSSL_PARAM_END};
+        REQUIRE(f.einit(ctx, nullptr, 0, nullptr, 0, iv12) == 1);
+        REQUIRE(f.set_ctx_params(ctx, tls) == 1);
+        Bytes rec(8 + 40 + 12, 0xee);
+        const Bytes before = rec;
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.cipher(ctx, rec.data(), &n, rec.size(), rec.data(), rec.size()) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrCipherOperationFailed)});
+        if (!g_core.errors.empty()) CHECK(g_core.errors[0].find("no key set") != std::string::npos);
+        CHECK(rec == before);
+        CHECK(n == 777);
+
+        // A 13-byte nonce leaves L = 2: at most 65535 bytes of payload. The
+        // TLS path takes ivlen as set (its fixed and explicit parts fill the
+        // first 12 bytes), so a record of 65536 bytes of payload is refused.
+        ivlen = 13;
+        OSSL_PARAM iv13[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen), OSSL_PARAM_END};
+        REQUIRE(f.einit(ctx, key, 16, nullptr, 0, iv13) == 1);
+        REQUIRE(f.set_ctx_params(ctx, tls) == 1);
+        Bytes big(8 + 65536 + 12, 0x5a);
+        const Bytes big_before = big;
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.cipher(ctx, big.data(), &n, big.size(), big.data(), big.size()) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrCipherOperationFailed)});
+        if (!g_core.errors.empty()) CHECK(g_core.errors[0].find("record too long") != std::string::npos);
+        CHECK(big == big_before);
+        CHECK(n == 777);
+        // One byte less fits.
+        Bytes fits(8 + 65535 + 12, 0x5a);
+        g_core.clear_errors();
+        CHECK(f.cipher(ctx, fits.data(), &n, fits.size(), fits.data(), fits.size()) ==1);
+        CHECK(g_core.errors.empty());
+        f.freectx(ctx);
     }
 }

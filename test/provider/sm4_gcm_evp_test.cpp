@@ -23,6 +23,8 @@
 
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
+#include "errors.hpp"
+#include "fake_core.hpp"
 #include "provider_fixture.hpp"
 #include "support/vectors.hpp"
 
@@ -1221,5 +1223,102 @@ TEST_CASE("SM4-GCM: tlsivfixed longer than the IV and tlsivgen into no buffer ar
         CHECK(EVP_CIPHER_CTX_get_params(ctx.get(), gen) != 1);
         ERR_clear_error();
         CHECK(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_IV_GEN, 8, out) == 1);
+    }
+}
+
+// Refusals the EVP cases do not reach, through the dispatch table (the raised
+// reason read off the fake core), each leaving the message as it was.
+TEST_CASE("SM4-GCM dispatch: final with a TLS record pending, EVP_Cipher's NULL input, TLS records",
+          "[dispatch][gcm][tls][bad-input]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    CipherFns f(m.cipher("SM4-GCM"));
+    const unsigned char key[16] = {1, 2, 3}, iv[12] = {4, 5, 6}, aad[5] = {9}, msg[40] = {7, 8, 9};
+    unsigned char fixed[4] = {0xa, 0xb, 0xc, 0xd};
+    size_t n = 0;
+    auto seal = [&](void* ctx, unsigned char* out) {
+        REQUIRE(f.update(ctx, nullptr, &n, 0, aad, sizeof aad) == 1);
+        REQUIRE(f.update(ctx, out, &n, 64, msg, sizeof msg) == 1);
+        REQUIRE(f.final(ctx, out + sizeof msg, &n, 16) == 1);
+        OSSL_PARAM get[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, out + sizeof msg, 16),
+                            OSSL_PARAM_END};
+        REQUIRE(f.get_ctx_params(ctx, get) == 1);
+    };
+    unsigned char expect[64], out[64];
+    void* ref = f.newctx(m.provctx);
+    REQUIRE(f.einit(ref, key, 16, iv, 12, nullptr) == 1);
+    seal(ref, expect);
+    f.freectx(ref);
+
+    SECTION("EVP_Cipher with a NULL input and a length, and a length past GCM's limit") {
+        void* ctx = f.newctx(m.provctx);
+        REQUIRE(f.einit(ctx, key, 16, iv, 12, nullptr) == 1);
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.cipher(ctx, out, &n, sizeof out, nullptr, 16) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrInvalidLength)});
+        CHECK(n == 0);
+        // 2^36 bytes claimed (more than GCM's 2^36 - 32): refused before a
+        // byte is read or written, so these small buffers are never touched.
+        std::memset(out, 0xee, sizeof out);
+        const size_t huge = size_t{1} << 36;
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.cipher(ctx, out, &n, huge, msg, huge) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrCipherOperationFailed)});
+        if (!g_core.errors.empty()) CHECK(g_core.errors[0].find("message too long") != std::string::npos);
+        CHECK(n == 0);
+        for (unsigned char c : out) CHECK(c == 0xee);
+        seal(ctx, out);
+        CHECK(std::memcmp(out, expect, sizeof msg + 16) == 0);
+        f.freectx(ctx);
+    }
+    SECTION("TLS records: final refused while one is pending; EVP_Cipher takes it; no fixed IV") {
+        // A record sealed through update: explicit IV (8) || payload (20) || tag (16).
+        unsigned char tls_aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 8 + 20};
+        OSSL_PARAM tls[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, 4),
+                            OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, tls_aad, 13),
+                            OSSL_PARAM_END};
+        Bytes record(8 + 20 + 16);
+        std::memcpy(record.data() + 8, msg, 20);
+        void* enc = f.newctx(m.provctx);
+        REQUIRE(f.einit(enc, key, 16, nullptr, 0, nullptr) == 1);
+        REQUIRE(f.set_ctx_params(enc, tls) == 1);
+        REQUIRE(f.update(enc, record.data(), &n, record.size(), record.data(), record.size()) == 1);
+        f.freectx(enc);
+
+        tls_aad[12] = 8 + 20 + 16;  // as received
+        void* dec = f.newctx(m.provctx);
+        REQUIRE(f.dinit(dec, key, 16, nullptr, 0, nullptr) == 1);
+        REQUIRE(f.set_ctx_params(dec, tls) == 1);
+        g_core.clear_errors();
+        n = 777;
+        CHECK(f.final(dec, out, &n, sizeof out) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrInvalidParameter)});
+        CHECK(n == 777);
+        // The record is still pending: EVP_Cipher opens it in place.
+        Bytes opened = record;
+        g_core.clear_errors();
+        CHECK(f.cipher(dec, opened.data(), &n, opened.size(), opened.data(), opened.size()) == 1);
+        CHECK(g_core.errors.empty());
+        CHECK(n == opened.size());  // EVP_Cipher reports inl, as the default's
+        CHECK(std::memcmp(opened.data() + 8, msg, 20) == 0);
+        f.freectx(dec);
+
+        // Without the fixed part there is no IV to take the explicit part
+        // into: refused, the record left as it came.
+        void* nofixed = f.newctx(m.provctx);
+        REQUIRE(f.dinit(nofixed, key, 16, nullptr, 0, nullptr) == 1);
+        OSSL_PARAM only_aad[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, tls_aad, 13),
+                                 OSSL_PARAM_END};
+        REQUIRE(f.set_ctx_params(nofixed, only_aad) == 1);
+        Bytes same = record;
+        g_core.clear_errors();
+        CHECK(f.cipher(nofixed, same.data(), &n, same.size(), same.data(), same.size()) == 0);
+        CHECK(g_core.reasons == std::vector<int>{static_cast<int>(hwaccel::kErrCipherOperationFailed)});
+        CHECK(same == record);
+        CHECK(n == 0);
+        f.freectx(nofixed);
     }
 }

@@ -438,3 +438,23 @@ TEST_CASE("SM4-XTS: xts_standard is read within its data_size", "[cipher][xts][e
     REQUIRE(whole.ok);
     CHECK(whole.out == reference_xts(ecb.get(), true, false, key, iv, msg));
 }
+
+// EVP_Cipher() runs the same one data unit as an update, both ways, and
+// returns its length.
+TEST_CASE("SM4-XTS: EVP_Cipher is one data unit, as an update", "[cipher][xts]") {
+    LoadedProvider prov;
+    CipherPtr ours = prov.cipher("SM4-XTS");
+    Lcg rng(2022);
+    Bytes key = rng.bytes(32), iv = rng.bytes(16), msg = rng.bytes(100);
+    Run want = xts(ours.get(), true, key, iv, msg, "GB");
+    REQUIRE(want.ok);
+    for (int enc : {1, 0}) {
+        INFO("encrypt " << enc);
+        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+        REQUIRE(EVP_CipherInit_ex2(ctx.get(), ours.get(), key.data(), iv.data(), enc, nullptr) == 1);
+        const Bytes& in = enc ? msg : want.out;
+        Bytes out(100);
+        CHECK(EVP_Cipher(ctx.get(), out.data(), in.data(), 100) == 100);
+        CHECK(out == (enc ? want.out : msg));
+    }
+}
