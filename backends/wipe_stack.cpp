@@ -99,3 +99,5 @@ extern "C" void hwaccel_wipe_stack_and_scratch_registers(size_t bytes) {
 }
 
 #endif
+
+bool hwaccel::backend_frames_instrumented() { return hwaccel::kInstrumentedFrames; }

@@ -137,8 +137,10 @@ const KnownStackGap* known_stack_gap(const std::string& family, const std::strin
 // the wipes sized for Release). There every engine's GPR and stack
 // findings are reported, as a listed gap's are, not failed; the Release
 // suites check them.
-// The engines' own test of it (wipe_stack.hpp: -O0 and sanitizer builds).
-constexpr bool kInstrumentedBuild = hwaccel::kInstrumentedFrames;
+// The backends' own answer (wipe_stack.hpp: -O0 and sanitizer builds), not
+// this file's: the suites' code may be compiled at another level than the
+// engines' (at -O1 unless the build type is Debug).
+const bool kInstrumentedBuild = hwaccel::backend_frames_instrumented();
 const KnownStackGap kInstrumentedBuildGap = {"", "", "a sanitizer or -O0 build, whose frames are not Release's"};
 
 // Checks calls of one engine: the vector registers, the caller-saved GPRs

@@ -56,6 +56,11 @@ constexpr size_t wipe_bytes_if_instrumented(size_t optimised) {
     return kInstrumentedFrames ? wipe_bytes(optimised) : 0;
 }
 
+// kInstrumentedFrames as the backends were compiled: a test compiled with
+// other flags (the suites' own code is built at -O1 when the build type is
+// not Debug, whatever CMAKE_CXX_FLAGS say) asks this, not its own copy.
+bool backend_frames_instrumented();
+
 }  // namespace hwaccel
 
 // A C symbol, called directly: a C++ wrapper would add its own frame at -O0.
