@@ -199,7 +199,7 @@ def gcrypt_tool(args, prefix):
         return None, "pkg-config libcrypto failed"
     tag = hashlib.sha1(prefix.encode()).hexdigest()[:10]
     out = os.path.join(args.build, "tools", "hwaccel-evp-bench-gcrypt-" + tag)
-    sources = [os.path.join(TOP, "tools", f) for f in ("evp_bench.cpp", "bench_op.hpp", "gcrypt_op.hpp")]
+    sources = [os.path.join(TOP, "tools", f) for f in ("evp_bench.cpp", "bench_op.hpp", "fenced_tsc.hpp", "gcrypt_op.hpp")]
     if prefix != "system":
         sources.append(os.path.join(prefix, "include", "gcrypt.h"))
     if os.path.exists(out) and all(os.path.getmtime(out) > os.path.getmtime(s) for s in sources):
