@@ -320,6 +320,21 @@ Bytes crypt(const EVP_CIPHER* c, bool enc, EVP_SKEY* skey, const Bytes& key, con
     return out;
 }
 
+
+// A 32-byte key keys no SM4-CBC and a 16-byte one no SM4-XTS: init refuses
+// each with INVALID_KEY_LENGTH.
+void check_wrong_length_refused(LoadedProvider& prov, EVP_SKEY* s16, EVP_SKEY* s32) {
+    CipherPtr cbc = prov.cipher("SM4-CBC"), xts = prov.cipher("SM4-XTS");
+    const unsigned char iv[16] = {};
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    ERR_clear_error();
+    CHECK(EVP_CipherInit_SKEY(ctx.get(), cbc.get(), s32, iv, 16, 1, nullptr) != 1);
+    CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+    ERR_clear_error();
+    CHECK(EVP_CipherInit_SKEY(ctx.get(), xts.get(), s16, iv, 16, 1, nullptr) != 1);
+    CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
+    ERR_clear_error();
+}
 }  // namespace
 
 TEST_CASE("skeymgmt: every SM4 cipher keyed from an EVP_SKEY", "[skeymgmt][evp]") {
@@ -353,21 +368,12 @@ TEST_CASE("skeymgmt: every SM4 cipher keyed from an EVP_SKEY", "[skeymgmt][evp]"
         }
     }
     SECTION("a key of the wrong length for the cipher is refused at init") {
-        CipherPtr cbc = prov.cipher("SM4-CBC"), xts = prov.cipher("SM4-XTS");
         Bytes k16 = rng.bytes(16), k32 = rng.bytes(32);
-        const Bytes iv = rng.bytes(16);
         SkeyPtr s16(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", k16.data(), 16, "provider=hwaccel"));
         SkeyPtr s32(EVP_SKEY_import_raw_key(prov.libctx(), "SM4-SECRET", k32.data(), 32, "provider=hwaccel"));
         REQUIRE(s16 != nullptr);
         REQUIRE(s32 != nullptr);
-        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
-        ERR_clear_error();
-        CHECK(EVP_CipherInit_SKEY(ctx.get(), cbc.get(), s32.get(), iv.data(), 16, 1, nullptr) != 1);
-        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
-        ERR_clear_error();
-        CHECK(EVP_CipherInit_SKEY(ctx.get(), xts.get(), s16.get(), iv.data(), 16, 1, nullptr) != 1);
-        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
-        ERR_clear_error();
+        check_wrong_length_refused(prov, s16.get(), s32.get());
     }
     SECTION("import refuses other lengths with an error") {
         Bytes k = rng.bytes(24);
@@ -472,19 +478,10 @@ TEST_CASE("skeymgmt: EVP_SKEY_generate makes SM4 keys", "[skeymgmt][evp]") {
         }
     }
     SECTION("a 16-byte key is refused for SM4-XTS, a 32-byte one for SM4-CBC") {
-        CipherPtr cbc = prov.cipher("SM4-CBC"), xts = prov.cipher("SM4-XTS");
         SkeyPtr s16 = generate_sm4(prov.libctx(), 16), s32 = generate_sm4(prov.libctx(), 32);
         REQUIRE(s16 != nullptr);
         REQUIRE(s32 != nullptr);
-        const Bytes iv = rng.bytes(16);
-        CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
-        ERR_clear_error();
-        CHECK(EVP_CipherInit_SKEY(ctx.get(), cbc.get(), s32.get(), iv.data(), 16, 1, nullptr) != 1);
-        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
-        ERR_clear_error();
-        CHECK(EVP_CipherInit_SKEY(ctx.get(), xts.get(), s16.get(), iv.data(), 16, 1, nullptr) != 1);
-        CHECK(is_openssl_error(ERR_peek_last_error(), ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH));
-        ERR_clear_error();
+        check_wrong_length_refused(prov, s16.get(), s32.get());
     }
     SECTION("other lengths are refused with an error") {
         for (size_t len : {size_t{1}, size_t{15}, size_t{17}, size_t{24}, size_t{33}, size_t{64}, SIZE_MAX}) {
