@@ -204,18 +204,29 @@ std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
-// Sets one family (or all of them) and marks it forced.
+// True if `engine` is one of `f`'s engines, on any CPU.
+bool is_known(const EngineFamily& f, const std::string& engine) {
+    for (size_t i = 0; i < f.count(); ++i)
+        if (engine == f.engine_name(i)) return true;
+    return false;
+}
+
+// Sets one family (or all of them) and marks it forced. A family in
+// `overridden` is left as it is: its engine name must exist (a typo is wrong
+// on every machine), but not run on this CPU.
 bool set_family(Selection& sel, Forced& forced, const std::string& family,
-                const std::string& engine, const CpuFeatures& cpu, std::string& error) {
+                const std::string& engine, const CpuFeatures& cpu, const Forced* overridden,
+                std::string& error) {
     const bool all = family == "all";
     bool named = false;
     for (const EngineFamily& f : kFamilies) {
         if (!all && !answers_to(f, family)) continue;
+        named = true;
+        if (overridden != nullptr && overridden->*f.forced && is_known(f, engine)) continue;
         size_t i = 0;
         if (!find(f, all ? f.name : family, engine, cpu, i, error)) return false;
         f.choose(sel, i);
         forced.*f.forced = true;
-        named = true;
     }
     if (!named)
         error = "unknown algorithm family '" + family + "' (known: " + known_family_names() + ")";
@@ -275,7 +286,7 @@ Selection best_selection(const CpuFeatures& cpu) {
 }
 
 bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& cpu,
-                     std::string& error, Forced* forced) {
+                     std::string& error, Forced* forced, const Forced* overridden) {
     if (spec == nullptr) return true;
     Selection result = selection;
     Forced result_forced = forced ? *forced : Forced{};
@@ -294,7 +305,7 @@ bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& 
         }
         std::string family = trim(item.substr(0, eq));
         std::string engine = trim(item.substr(eq + 1));
-        if (!set_family(result, result_forced, family, engine, cpu, error)) return false;
+        if (!set_family(result, result_forced, family, engine, cpu, overridden, error)) return false;
     }
     selection = result;
     if (forced) *forced = result_forced;

@@ -65,9 +65,10 @@ void read_upcalls(const OSSL_DISPATCH* in, CoreUpcalls& core) {
 // Applies one source of overrides; on error it is raised and, because
 // OpenSSL 3.0 silently skips providers that fail to load from a config file,
 // also printed once to stderr.
-bool apply_engine_spec(Instance& inst, const char* spec, const char* source, Forced& forced) {
+bool apply_engine_spec(Instance& inst, const char* spec, const char* source, Forced& forced,
+                       const Forced* overridden = nullptr) {
     std::string error;
-    if (apply_overrides(inst.engines, spec, cpu_features(), error, &forced)) return true;
+    if (apply_overrides(inst.engines, spec, cpu_features(), error, &forced, overridden)) return true;
     // The reason table is not registered yet while init runs, so the detail
     // text carries the whole message.
     raise_error(&inst, kErrBadEngineSpec, "invalid engine selection: %s \"%s\": %s", source,
@@ -203,11 +204,23 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
     // file still matches `-propquery provider=x` (property_name.hpp).
     inst->property = provider_property(inst->instance_name);
 
+    // secure_getenv: a set-user-ID program must not let its caller pick engines.
+    const char* env_spec = secure_getenv(kEnginesEnvVar);
+    // The families the environment names, so the config key leaves them to
+    // it: an engine the key names there need not run on this CPU (a file
+    // shared by machines, rescued for one command). The environment's own
+    // errors are reported below, where it is applied.
+    Forced env_families;
+    {
+        Selection scratch = best_selection(cpu_features());
+        std::string ignored;
+        apply_overrides(scratch, env_spec, cpu_features(), ignored, &env_families);
+    }
     inst->engines = best_selection(cpu_features());
     Forced forced;
-    if (!apply_engine_spec(*inst, config_spec, "config key engines =", forced)) return 0;
-    // secure_getenv: a set-user-ID program must not let its caller pick engines.
-    if (!apply_engine_spec(*inst, secure_getenv(kEnginesEnvVar), kEnginesEnvVar, forced)) return 0;
+    if (!apply_engine_spec(*inst, config_spec, "config key engines =", forced, &env_families))
+        return 0;
+    if (!apply_engine_spec(*inst, env_spec, kEnginesEnvVar, forced)) return 0;
     SelfTestNotes notes;
     if (!apply_self_tests(*inst, forced, notes)) return 0;
 

@@ -1,7 +1,8 @@
 // The config key `engines` and HWACCEL_ENGINES together, as hwaccel(7)
 // says: the key's family settings apply first and the variable's after
 // them, so the variable wins for a family both name; a bad value in either
-// stops the load, even where the other would override it.
+// stops the load, except that the key may name, for a family the variable
+// names, an engine this CPU cannot run (a file shared by several machines).
 #include <openssl/core_dispatch.h>
 #include <openssl/params.h>
 
@@ -58,6 +59,19 @@ std::string best_engine(const char* family) {
     return "";
 }
 
+// A family and one of its engines this CPU cannot run, if there is one.
+bool unavailable_engine(std::string& family, std::string& engine) {
+    const auto& cpu = hwaccel::cpu_features();
+    for (const hwaccel::EngineFamily& f : hwaccel::engine_families())
+        for (size_t i = 0; i < f.count(); ++i)
+            if (!f.available(i, cpu)) {
+                family = f.name;
+                engine = f.engine_name(i);
+                return true;
+            }
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("engines: the environment wins over the config key, family by family", "[dispatch][engines]") {
@@ -94,5 +108,56 @@ TEST_CASE("engines: a bad value in either stops the load, whatever the other say
         REQUIRE(g_core.errors.size() == 1);
         CHECK_THAT(g_core.errors[0], Catch::Contains("HWACCEL_ENGINES"));
         CHECK_THAT(g_core.errors[0], Catch::Contains("unknown engine 'warp-drive' for sm4"));
+    }
+}
+
+TEST_CASE("engines: the environment rescues a key naming an engine this CPU lacks", "[dispatch][engines]") {
+    std::string family, engine;
+    if (!unavailable_engine(family, engine)) {
+        WARN("every engine of this build runs on this CPU; nothing to test");
+        return;
+    }
+    g_core = FakeCore{};
+    g_core.engines = family + "=" + engine + ",sm4=generic";
+    {
+        // Alone, the key stops the load.
+        Module m;
+        CHECK(m.init_result == 0);
+        REQUIRE(g_core.errors.size() == 1);
+        CHECK_THAT(g_core.errors[0], Catch::Contains("is not supported by this CPU"));
+    }
+    g_core.clear_errors();
+    {
+        // The variable takes that family over: the load goes on, with the
+        // variable's engine there and the key's everywhere else.
+        const std::string env = family + "=generic";
+        EnvEngines set(env.c_str());
+        Module m;
+        REQUIRE(m.init_result == 1);
+        CHECK(g_core.errors.empty());
+        const std::string got = engines_of(m);
+        CHECK_THAT(got, Catch::Contains(family + "=generic"));
+        CHECK_THAT(got, Catch::Contains("sm4=generic"));
+        CHECK(got == expected("sm4=generic", env.c_str()));
+    }
+    g_core.clear_errors();
+    {
+        // A variable naming other families does not.
+        EnvEngines set(family == "sha1" ? "sha256=generic" : "sha1=generic");
+        Module m;
+        CHECK(m.init_result == 0);
+        REQUIRE(g_core.errors.size() == 1);
+        CHECK_THAT(g_core.errors[0], Catch::Contains("config key engines"));
+    }
+    g_core.clear_errors();
+    {
+        // Nor does it cover a typo: a name no build knows is wrong everywhere.
+        g_core.engines = family + "=warp-drive";
+        const std::string env = family + "=generic";
+        EnvEngines set(env.c_str());
+        Module m;
+        CHECK(m.init_result == 0);
+        REQUIRE(g_core.errors.size() == 1);
+        CHECK_THAT(g_core.errors[0], Catch::Contains("unknown engine 'warp-drive'"));
     }
 }

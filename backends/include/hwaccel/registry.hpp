@@ -98,8 +98,11 @@ Selection best_selection(const CpuFeatures& cpu);
 // problem in `error` for an unknown family, an unknown engine, or an engine
 // this CPU cannot run; `selection` is then unchanged. An empty or null spec
 // changes nothing. `forced`, if given, also gets the families the spec named.
+// Families marked in `overridden` (a later spec names them) keep their
+// engine, and an engine named for them need not run on this CPU, only exist.
 bool apply_overrides(Selection& selection, const char* spec, const CpuFeatures& cpu,
-                     std::string& error, Forced* forced = nullptr);
+                     std::string& error, Forced* forced = nullptr,
+                     const Forced* overridden = nullptr);
 
 // Runs the self-test (selftest.hpp, once per engine per process) of each
 // selected engine. One that fails is replaced by the next engine of its list
