@@ -96,6 +96,7 @@
 
 #include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/cpu.hpp"
+#include "hwaccel/wipe_stack.hpp"
 
 #if !defined(__x86_64__) || !defined(__ELF__) || defined(_WIN32)
 #error "keccak_x86_avx512.cpp is written for x86-64 ELF targets (System V ABI)"
@@ -562,16 +563,9 @@ bool finish(uint64_t state[25], const uint8_t* data, size_t len, size_t rate, ui
     state[rate / 8 - 1] ^= uint64_t{kKeccakFinalBit} << 56;
     // The tail's bytes went through GPRs (`last` and the loop's temporaries:
     // GCC 12 with Fedora's package flags left one in r11, scripts/flags-matrix.sh):
-    // zero the caller-saved ones here, after their last use. Named as
-    // clobbered, so nothing live stays in them across this; callee-saved
-    // ones get the caller's values back on return.
-    __asm__ __volatile__(
-        "xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n\t"
-        "xor %%esi, %%esi\n\txor %%edi, %%edi\n\txor %%r8d, %%r8d\n\t"
-        "xor %%r9d, %%r9d\n\txor %%r10d, %%r10d\n\txor %%r11d, %%r11d"
-        :
-        :
-        : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc", "memory");
+    // zero the caller-saved ones here, after their last use (a call, so
+    // nothing live stays in them across it; no stack to wipe).
+    hwaccel_wipe_stack_and_scratch_registers(0);
 
     const size_t first = out_len < rate ? out_len : rate;
     const size_t first_lanes = first & ~size_t{7};
