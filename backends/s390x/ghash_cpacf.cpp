@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "s390x/cpacf.hpp"
 #include "s390x/s390x_engines.hpp"
@@ -33,6 +34,7 @@ void set_key(GhashKey* key, const uint8_t h[16]) {
     std::memmove(key->h, h, 16);
     secure_zero(key->engine_data, sizeof key->engine_data);
     key->engine_count = 0;
+    clear_vector_registers();  // z13 builds copy H through v0
 }
 
 void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
@@ -43,6 +45,7 @@ void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
     kimd(kGhash, param, data, nblocks * 16);
     std::memcpy(y, param, 16);
     secure_zero(param, sizeof param);
+    clear_vector_registers();  // z13 builds: H and Y passed through v0
 }
 
 }  // namespace
