@@ -16,7 +16,13 @@
 //            call-saved, restored by the function that used them; the low
 //            halves are not (GCC vectorised the SM4 round keys, GHASH's H,
 //            the SHA and Keccak states and the CPACF engines' parameter
-//            blocks through v0 and v1, and left them there).
+//            blocks through v0 and v1, and left them there). A build without
+//            it (Debian's z196) generates no vector instruction, but GCC
+//            spills general registers to the floating-point registers
+//            (LDGR/LGDR, z10 and later): the portable Keccak left two state
+//            lanes in f0 and f2. There f0-f7 (call-clobbered; they are the
+//            high halves of v0-v7) are zeroed with LZDR, which every
+//            z/Architecture CPU has.
 // One definition for the portable engines, the arm64 and s390x engines and
 // the provider's key handling. Internal linkage (an anonymous namespace): each
 // file gets its own inlined copy, and the weak-symbol check of
@@ -99,6 +105,11 @@ inline __attribute__((always_inline)) void clear_vector_registers() {
                          : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12",
                            "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24",
                            "v25", "v26", "v27", "v28", "v29", "v30", "v31", "memory");
+#elif defined(__s390x__)
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7\n"
+                     "lzdr %%f\\r\n"
+                     ".endr" ::
+                         : "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "memory");
 #endif
 }
 
