@@ -105,7 +105,7 @@ void keccak_absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size
     }
     kimd(fc, to_cpacf_layout(state), data, nblocks * rate);
     from_cpacf_layout(state);
-    clear_vector_registers();  // z13 builds: the lanes, swapped through v0-v3
+    clear_vector_registers();  // z13 builds swap the lanes through vector registers
 }
 
 alignas(8) const uint8_t kZeroBlock[kSha3_512Rate] = {};

@@ -11,10 +11,13 @@
 // layout.
 //
 // Constant-time: the hardware's; no branch or address here depends on H, Y
-// or the data. The stack copy of H is wiped before returning. Built for the
-// default s390x target (z196 in Debian: no vector facility), H passes
-// through no vector register; a build for z13 or later may copy it through
-// them, and they are not cleared here.
+// or the data. The stack copy of H is wiped before returning, and so are the
+// registers it passed through: a build for z13 or later (Ubuntu's target;
+// RHEL 9's is z14) copies H and Y with VL/VST through v0, and set_key
+// returned with H in v0; clear_vector_registers() zeroes v0-v7, v16-v31 and
+// the low halves of v8-v15 there, f0-f7 in a build without the vector
+// facility (Debian's z196). The s390x residue test checks both builds
+// (docs/s390x.md).
 #include <cstring>
 
 #include "hwaccel/bytes.hpp"
