@@ -30,11 +30,11 @@
 // s390x (with the vector facility at run time: qemu-user's default CPU has
 // it) checks the vector registers only, all 128 bits of v0-v31: the CPACF
 // engines (under the instruction model in qemu, as said above) and the
-// portable ones. A z196 build's own code uses no vector register; what its
-// engines call (glibc) could, and is checked so. The z13 build of
-// scripts/cross-s390x.sh --z13 checks what GCC vectorised. The ELF ABI keeps
-// only the high halves of v8-v15 (f8-f15) for the caller: the low halves are
-// the engine's to clear.
+// portable ones. A z196 build has no vector instruction but spills general
+// registers to f0-f7, the high halves of v0-v7: checked so. The -march=z13
+// build of scripts/cross-s390x.sh (step e; --z13 for every suite) checks
+// what GCC vectorised. The ELF ABI keeps only the high halves of v8-v15
+// (f8-f15) for the caller: the low halves are the engine's to clear.
 //
 // arm64's v8-v15 are checked whole: AAPCS64 keeps only their low halves
 // (d8-d15) for the caller, so an engine may return with its own values in
