@@ -67,6 +67,7 @@ cross_stage_openssl() {
 # The emulated runs are independent: they go side by side (one per core),
 # each into its own log under $cross_dir, printed in order once all have ended.
 cross_dir=
+cross_cmake_args=()
 cross_names=()
 cross_logs=()
 cross_pids=()
@@ -91,8 +92,9 @@ cross_start_run() {
 # cross_build LABEL TRIPLET DEBIAN_ARCH TOOLCHAIN SYSROOT_VARIABLE TESTS EVP_TESTS:
 # installs the tools, stages Catch2 (and, with evp=1, Debian's OpenSSL for
 # DEBIAN_ARCH) under $dir/sysroot, configures $dir with cmake/TOOLCHAIN and
-# builds the targets TESTS (plus the module and EVP_TESTS with evp=1). Reads top, dir and
-# evp; sets sysroot, build_time and cross_dir; no core files after it (the
+# builds the targets TESTS (plus the module and EVP_TESTS with evp=1). Reads top, dir,
+# evp and cross_cmake_args (more cmake arguments, may be empty); sets sysroot,
+# build_time and cross_dir; no core files after it (the
 # guard-page tests crash child processes on purpose).
 cross_build() {
     local label=$1 triplet=$2 debian_arch=$3 toolchain=$4 sysroot_variable=$5 tests=$6 evp_tests=$7
@@ -109,7 +111,8 @@ cross_build() {
     build_start=$(date +%s)
     cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_TOOLCHAIN_FILE="$top/cmake/$toolchain" \
-        -D"$sysroot_variable"="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider >/dev/null
+        -D"$sysroot_variable"="$sysroot" -DHWACCEL_BUILD_PROVIDER=$provider \
+        "${cross_cmake_args[@]}" >/dev/null
     cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
     build_time=$(( $(date +%s) - build_start ))
     ulimit -c 0

@@ -23,7 +23,8 @@
 #   4. IBM Z (s390x) cross build run under qemu-s390x-static
 #      (scripts/cross-s390x.sh): the portable engines' backend suites on a
 #      big-endian machine, and the CPACF engines' backend and EVP suites under
-#      the KIMD/KLMD instruction model. Skipped on an s390x host, whose
+#      the KIMD/KLMD instruction model; the vector register residue test
+#      also on a -march=z13 build. Skipped on an s390x host, whose
 #      native build (step 1) already runs the CPACF engines and test/s390x.
 #      Then the arm64 cross build under qemu-aarch64-static
 #      (scripts/cross-aarch64.sh): every engine's backend suites (the arm64

@@ -20,6 +20,7 @@
 #include "generic/generic_engines.hpp"
 #include "hwaccel/algorithm_facts.hpp"
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "s390x/cpacf.hpp"
 #include "s390x/s390x_engines.hpp"
@@ -104,6 +105,7 @@ void keccak_absorb(uint64_t state[25], const uint8_t* data, size_t nblocks, size
     }
     kimd(fc, to_cpacf_layout(state), data, nblocks * rate);
     from_cpacf_layout(state);
+    clear_vector_registers();  // z13 builds swap the lanes through vector registers
 }
 
 alignas(8) const uint8_t kZeroBlock[kSha3_512Rate] = {};
@@ -111,6 +113,7 @@ alignas(8) const uint8_t kZeroBlock[kSha3_512Rate] = {};
 void keccak_permute(uint64_t state[25]) {
     kimd(kSha3_512, to_cpacf_layout(state), kZeroBlock, sizeof kZeroBlock);
     from_cpacf_layout(state);
+    clear_vector_registers();
 }
 
 bool keccak_oneshot_member(const uint8_t* data, size_t len, size_t rate, uint8_t pad, uint8_t* out,
@@ -148,6 +151,7 @@ bool keccak_finish(uint64_t state[25], const uint8_t* data, size_t len, size_t r
         std::memcpy(out, block, out_len);  // the digest is the state's first bytes
     }
     from_cpacf_layout(state);
+    clear_vector_registers();
     return true;
 }
 
@@ -158,6 +162,7 @@ bool keccak_squeeze(uint64_t state[25], uint8_t* out, size_t out_len, size_t rat
     if (out_len == 0) return true;
     klmd_shake(fc | kFlagPs, to_cpacf_layout(state), nullptr, 0, out, out_len);
     from_cpacf_layout(state);
+    clear_vector_registers();
     return true;
 }
 
@@ -183,6 +188,7 @@ bool keccak_oneshot(const uint8_t* data, size_t len, size_t rate, uint8_t pad, u
         std::memcpy(out, block, out_len);
     }
     secure_zero(block, sizeof block);
+    clear_vector_registers();
     return true;
 }
 

@@ -11,13 +11,17 @@
 // layout.
 //
 // Constant-time: the hardware's; no branch or address here depends on H, Y
-// or the data. The stack copy of H is wiped before returning. Built for the
-// default s390x target (z196 in Debian: no vector facility), H passes
-// through no vector register; a build for z13 or later may copy it through
-// them, and they are not cleared here.
+// or the data. The stack copy of H is wiped before returning, and so are the
+// registers it passed through: a build for z13 or later (Ubuntu's target;
+// RHEL 9's is z14) copies H and Y with VL/VST through v0, and set_key
+// returned with H in v0; clear_vector_registers() zeroes v0-v7, v16-v31 and
+// the low halves of v8-v15 there, f0-f7 in a build without the vector
+// facility (Debian's z196). The s390x residue test checks both builds
+// (docs/s390x.md).
 #include <cstring>
 
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "s390x/cpacf.hpp"
 #include "s390x/s390x_engines.hpp"
@@ -33,6 +37,7 @@ void set_key(GhashKey* key, const uint8_t h[16]) {
     std::memmove(key->h, h, 16);
     secure_zero(key->engine_data, sizeof key->engine_data);
     key->engine_count = 0;
+    clear_vector_registers();  // z13 builds copy H through v0
 }
 
 void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
@@ -43,6 +48,7 @@ void update(GhashKey* key, uint8_t y[16], const uint8_t* data, size_t nblocks) {
     kimd(kGhash, param, data, nblocks * 16);
     std::memcpy(y, param, 16);
     secure_zero(param, sizeof param);
+    clear_vector_registers();  // z13 builds: H and Y passed through v0
 }
 
 }  // namespace

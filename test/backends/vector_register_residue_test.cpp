@@ -1,6 +1,6 @@
-// The x86 and arm64 SM4, GHASH and digest engines leave no key material in
-// the vector registers when they return (x86-64 and arm64, each for its own
-// engines). Every entry point of every such engine this CPU runs is called
+// The x86, arm64 and s390x SM4, GHASH and digest engines leave no key
+// material in the vector registers when they return (x86-64, arm64 and
+// s390x, each for its own engines). Every entry point of every such engine this CPU runs is called
 // through a trampoline that zeroes all vector registers, makes the call and
 // stores them (ymm0-15, or zmm0-31 with AVX-512F; arm64: all 128 bits of
 // v0-v31) right after it returns (support/vector_register_dump.hpp); then
@@ -27,6 +27,15 @@
 // reported instead of failed (the list is empty); engines run under an
 // instruction model get their vector registers checked only.
 //
+// s390x (with the vector facility at run time: qemu-user's default CPU has
+// it) checks the vector registers only, all 128 bits of v0-v31: the CPACF
+// engines (under the instruction model in qemu, as said above) and the
+// portable ones. A z196 build has no vector instruction but spills general
+// registers to f0-f7, the high halves of v0-v7: checked so. The -march=z13
+// build of scripts/cross-s390x.sh (step e; --z13 for every suite) checks
+// what GCC vectorised. The ELF ABI keeps only the high halves of v8-v15
+// (f8-f15) for the caller: the low halves are the engine's to clear.
+//
 // arm64's v8-v15 are checked whole: AAPCS64 keeps only their low halves
 // (d8-d15) for the caller, so an engine may return with its own values in
 // the upper halves. Compiled code restores d8-d15 with 64-bit loads, which
@@ -34,7 +43,7 @@
 // that wrote an upper half would be caught here.
 #include <catch2/catch.hpp>
 
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__s390x__)
 
 #include <algorithm>
 #include <cstdint>
@@ -59,6 +68,10 @@
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 #include "x86/x86_engines.hpp"
+#elif defined(__s390x__)
+#include <sys/auxv.h>
+
+#include "s390x/s390x_engines.hpp"
 #else
 #include "arm64/arm64_engines.hpp"
 #endif
@@ -92,6 +105,16 @@ bool dump_zmm() { return __builtin_cpu_supports("avx512f"); }
 VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) {
     return hwaccel::test::call_and_dump_vectors(fn, ctx, dump_zmm());
 }
+#elif defined(__s390x__)
+// No [s390x] tag: cross-s390x.sh's first run ("~[s390x]") checks the
+// portable engines, its second the CPACF engines under the model.
+#define HWACCEL_RESIDUE_ISA "s390x"
+#define HWACCEL_RESIDUE_TAG ""
+
+// The trampoline's VZERO/VSTM need the vector facility (z13 and later),
+// whatever this build targets; HWCAP_S390_VXRS (bit 11).
+bool can_dump() { return (getauxval(AT_HWCAP) & (1ul << 11)) != 0; }
+VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) { return hwaccel::test::call_and_dump_vectors(fn, ctx); }
 #else
 #define HWACCEL_RESIDUE_ISA "arm64"
 #define HWACCEL_RESIDUE_TAG ""
@@ -103,6 +126,8 @@ VectorRegisterDump dump_after(void (*fn)(void*), void* ctx) { return hwaccel::te
 CallResidue residue_after(void (*fn)(void*), void* ctx) {
 #if defined(__x86_64__)
     return hwaccel::test::call_and_dump_residue(fn, ctx, dump_zmm());
+#elif defined(__s390x__)
+    return {dump_after(fn, ctx), {}, {}};  // no GPR or stack dump on s390x
 #else
     return hwaccel::test::call_and_dump_residue(fn, ctx);
 #endif
@@ -159,11 +184,17 @@ public:
           gap_(kInstrumentedBuild ? &kInstrumentedBuildGap : known_stack_gap(family, e.name)),
           modelled_(!e.available(hwaccel::detect_cpu())) {}
 
+#if defined(__s390x__)
+    static constexpr bool kVectorsOnly = true;  // the s390x dump has no GPRs or stack
+#else
+    static constexpr bool kVectorsOnly = false;
+#endif
+
     // "" if the call left no secret word anywhere it looks, else where.
     std::string operator()(const SecretWords& s, void (*fn)(void*), void* ctx) {
         const CallResidue r = residue_after(fn, ctx);
         std::string found = s.find_in(r.vectors);
-        if (modelled_) return found;
+        if (modelled_ || kVectorsOnly) return found;
         // The deepest byte the call wrote (a zero written is not seen: a
         // lower bound). The dump's lowest 256 bytes must stay zero, so that
         // every frame lies within it.
@@ -180,6 +211,11 @@ public:
     // What a listed engine left on the stack, and how deep each engine's
     // calls went.
     void report() const {
+        if (kVectorsOnly) {
+            WARN(name_ << (modelled_ ? " (under the instruction model)" : "")
+                       << ": vector registers checked; GPRs and stack not dumped on s390x");
+            return;
+        }
         if (modelled_) {
             WARN(name_ << " runs under an instruction model here: its GPRs and stack not checked");
             return;
@@ -201,7 +237,10 @@ private:
 };
 
 TEST_CASE("The list of known stack residue gaps", "[wipe]") {
-    if (kKnownStackGaps.empty()) WARN("GPRs and stack checked for every engine: no known gap");
+    if (ResidueCheck::kVectorsOnly)
+        WARN("GPRs and stack not dumped on this ISA: vector registers only");
+    else if (kKnownStackGaps.empty())
+        WARN("GPRs and stack checked for every engine: no known gap");
     for (const KnownStackGap& g : kKnownStackGaps)
         WARN("GPRs and stack not checked for " << g.family << " engine " << g.engine << ": " << g.reason);
     SUCCEED();
@@ -269,6 +308,45 @@ TEST_CASE("The vector register residue check finds a word left in a register", "
         CHECK(s.find_in(hwaccel::test::call_and_dump_vectors(leave_word_in_register_23, &word, true))
                   .find("zmm23 byte 0;") != std::string::npos);
 }
+#elif defined(__s390x__)
+// The check itself: a word left on purpose in a register is found there: in
+// v7 (call-clobbered) and in the low half of v12 (its high half, f12, is
+// call-saved, the low half is not): element 2 of 4, bytes 8-11, written as
+// an engine may, f12 kept. In top-level assembly with .machine, so that the
+// z196 build assembles it too (it runs only with the vector facility).
+__asm__(
+    ".text\n"
+    ".machine push\n"
+    ".machine \"z13\"\n"
+    ".p2align 3\n"
+    ".globl hwaccel_test_leave_word_in_v7\n"
+    ".hidden hwaccel_test_leave_word_in_v7\n"
+    ".type hwaccel_test_leave_word_in_v7, @function\n"
+    "hwaccel_test_leave_word_in_v7:\n"
+    "    vlrepf %v7, 0(%r2)\n"
+    "    br %r14\n"
+    ".size hwaccel_test_leave_word_in_v7, .-hwaccel_test_leave_word_in_v7\n"
+    ".globl hwaccel_test_leave_word_in_v12_low\n"
+    ".hidden hwaccel_test_leave_word_in_v12_low\n"
+    ".type hwaccel_test_leave_word_in_v12_low, @function\n"
+    "hwaccel_test_leave_word_in_v12_low:\n"
+    "    vlef %v12, 0(%r2), 2\n"
+    "    br %r14\n"
+    ".size hwaccel_test_leave_word_in_v12_low, .-hwaccel_test_leave_word_in_v12_low\n"
+    ".machine pop\n");
+extern "C" void hwaccel_test_leave_word_in_v7(void* word);
+extern "C" void hwaccel_test_leave_word_in_v12_low(void* word);
+
+TEST_CASE("The vector register residue check finds a word left in a register", "[wipe]") {
+    if (!can_dump()) return;
+    uint32_t word = 0x5ec4e7a1;
+    SecretWords s;
+    s.add(word, "probe");
+    CHECK(s.find_in(dump_after(hwaccel_test_leave_word_in_v7, &word)).find("probe in v7 byte 0;") == 0);
+    uint32_t other = 0x0badcafe;
+    CHECK(s.find_in(dump_after(hwaccel_test_leave_word_in_v7, &other)) == "");
+    CHECK(s.find_in(dump_after(hwaccel_test_leave_word_in_v12_low, &word)) == "probe in v12 byte 8; ");
+}
 #else
 // The check itself: a word left on purpose in a register is found there: in
 // v7 (caller-saved) and in the upper half of v12 (its low half is
@@ -304,6 +382,7 @@ TEST_CASE("The vector register residue check finds a word left in a register", "
 }
 #endif
 
+#if !defined(__s390x__)  // s390x dumps no GPRs or stack
 // The GPR and stack check itself: a word a function leaves in a caller-saved
 // GPR, or on its stack below the call, is found there. In top-level assembly,
 // to know the register and the offset: the word in r10 (x9) and at 208 bytes
@@ -370,6 +449,7 @@ TEST_CASE("The GPR and stack residue check finds a word left in a register or on
     const CallResidue clean = residue_after(hwaccel_test_leave_word_in_gpr_and_stack, &other);
     CHECK(s.find_in(clean.gprs) + s.find_in(clean.stack) == "");
 }
+#endif
 
 // ------------------------------------------------------------ SM4 calls
 
@@ -426,6 +506,8 @@ std::vector<const Sm4Engine*> sm4_engines_checked() {
     namespace x = hwaccel::x86;
     const Sm4Engine* ours[] = {&x::sm4_gfni_avx512, &x::sm4_gfni_avx2, &x::sm4_vaes_avx2, &x::sm4_aesni_avx2,
                                &hwaccel::generic::sm4};
+#elif defined(__s390x__)
+    const Sm4Engine* ours[] = {&hwaccel::generic::sm4};  // CPACF has no SM4
 #else
     const Sm4Engine* ours[] = {&hwaccel::arm64::sm4_ce, &hwaccel::generic::sm4};
 #endif
@@ -584,6 +666,8 @@ std::vector<const GhashEngine*> ghash_engines_checked() {
     namespace x = hwaccel::x86;
     const GhashEngine* ours[] = {&x::ghash_vpclmul_avx512, &x::ghash_vpclmul_avx2, &x::ghash_pclmul,
                                  &hwaccel::generic::ghash};
+#elif defined(__s390x__)
+    const GhashEngine* ours[] = {&hwaccel::s390x::ghash_cpacf, &hwaccel::generic::ghash};
 #else
     const GhashEngine* ours[] = {&hwaccel::arm64::ghash_pmull, &hwaccel::generic::ghash};
 #endif
@@ -737,6 +821,9 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SHA-1 and SHA-256 engines leave no 
     namespace x = hwaccel::x86;
     const hwaccel::Sha1Engine* sha1_ours[] = {&x::sha1_sha_ni, &hwaccel::generic::sha1};
     const hwaccel::Sha256Engine* sha256_ours[] = {&x::sha256_sha_ni, &hwaccel::generic::sha256};
+#elif defined(__s390x__)
+    const hwaccel::Sha1Engine* sha1_ours[] = {&hwaccel::s390x::sha1_cpacf, &hwaccel::generic::sha1};
+    const hwaccel::Sha256Engine* sha256_ours[] = {&hwaccel::s390x::sha256_cpacf, &hwaccel::generic::sha256};
 #else
     const hwaccel::Sha1Engine* sha1_ours[] = {&hwaccel::arm64::sha1_ce, &hwaccel::generic::sha1};
     const hwaccel::Sha256Engine* sha256_ours[] = {&hwaccel::arm64::sha256_ce, &hwaccel::generic::sha256};
@@ -754,6 +841,8 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable Keccak engines leave no state in ve
 #if defined(__x86_64__)
     namespace x = hwaccel::x86;
     const KeccakEngine* ours[] = {&x::keccak_x86_avx512, &x::keccak_x86_bmi2, &hwaccel::generic::keccak};
+#elif defined(__s390x__)
+    const KeccakEngine* ours[] = {&hwaccel::s390x::keccak_cpacf, &hwaccel::generic::keccak};
 #else
     const KeccakEngine* ours[] = {&hwaccel::arm64::keccak_sha3, &hwaccel::generic::keccak};
 #endif

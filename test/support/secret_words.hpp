@@ -3,7 +3,7 @@
 // check an engine or the provider leaves in the vector registers.
 #pragma once
 
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__s390x__)
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // call_and_dump_vectors and call_and_dump_residue (vector_register_dump.hpp):
-// a trampoline in top-level assembly for each ISA (x86-64, arm64), so that no
+// a trampoline in top-level assembly for each ISA (x86-64, arm64, s390x), so that no
 // compiled code runs between the function's return and the stores that could
 // touch a register, and none between the stack's zeroing, the call and its copy.
 #include "support/vector_register_dump.hpp"
@@ -243,6 +243,72 @@ CallResidue call_and_dump_residue(void (*fn)(void*), void* ctx) {
                   {std::vector<uint8_t>(kStackDumpBytes), kStackDumpBytes, "sp-", nullptr, true}};
     hwaccel_test_call_and_dump(fn, ctx, r.vectors.bytes.data(), r.gprs.bytes.data(), r.stack.bytes.data());
     return r;
+}
+
+}  // namespace hwaccel::test
+
+#elif defined(__s390x__)
+
+// void hwaccel_test_call_and_dump(void (*fn)(void*), void* ctx, uint8_t* dump)
+// s390x ELF ABI: fn in r2, ctx in r3, dump in r4. The trampoline zeroes
+// v8-v15 too, so it saves its caller's f8-f15 (their call-saved high halves)
+// in its own frame and restores them after the dump; r6-r15 go to the
+// caller's register save area, dump lives in call-saved r12 across the call.
+// The VSTMs come straight after BASR: nothing between them writes a vector
+// register. Vector instructions through .machine, so a z196 build (no
+// vector facility in its target) assembles it too; it runs only where the
+// CPU has them (the caller checks HWCAP).
+__asm__(
+    ".text\n"
+    ".machine push\n"
+    ".machine \"z13\"\n"
+    ".p2align 3\n"
+    ".globl hwaccel_test_call_and_dump\n"
+    ".hidden hwaccel_test_call_and_dump\n"
+    ".type hwaccel_test_call_and_dump, @function\n"
+    "hwaccel_test_call_and_dump:\n"
+    "    stmg %r6, %r15, 48(%r15)\n"
+    "    lgr %r1, %r15\n"
+    "    aghi %r15, -224\n"  // 160-byte frame for fn's save area + f8-f15
+    "    stg %r1, 0(%r15)\n"  // back chain
+    "    std %f8, 160(%r15)\n"
+    "    std %f9, 168(%r15)\n"
+    "    std %f10, 176(%r15)\n"
+    "    std %f11, 184(%r15)\n"
+    "    std %f12, 192(%r15)\n"
+    "    std %f13, 200(%r15)\n"
+    "    std %f14, 208(%r15)\n"
+    "    std %f15, 216(%r15)\n"
+    "    lgr %r12, %r4\n"
+    "    lgr %r1, %r2\n"
+    "    lgr %r2, %r3\n"
+    "    .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+    "    vzero %v\\r\n"
+    "    .endr\n"
+    "    basr %r14, %r1\n"
+    "    vstm %v0, %v15, 0(%r12)\n"
+    "    vstm %v16, %v31, 256(%r12)\n"
+    "    ld %f8, 160(%r15)\n"
+    "    ld %f9, 168(%r15)\n"
+    "    ld %f10, 176(%r15)\n"
+    "    ld %f11, 184(%r15)\n"
+    "    ld %f12, 192(%r15)\n"
+    "    ld %f13, 200(%r15)\n"
+    "    ld %f14, 208(%r15)\n"
+    "    ld %f15, 216(%r15)\n"
+    "    lmg %r6, %r15, 272(%r15)\n"  // 224 + 48: the caller's save area
+    "    br %r14\n"
+    ".size hwaccel_test_call_and_dump, .-hwaccel_test_call_and_dump\n"
+    ".machine pop\n");
+
+extern "C" void hwaccel_test_call_and_dump(void (*fn)(void*), void* ctx, uint8_t* dump);
+
+namespace hwaccel::test {
+
+VectorRegisterDump call_and_dump_vectors(void (*fn)(void*), void* ctx) {
+    VectorRegisterDump d{std::vector<uint8_t>(32 * 16), 16, "v"};
+    hwaccel_test_call_and_dump(fn, ctx, d.bytes.data());
+    return d;
 }
 
 }  // namespace hwaccel::test

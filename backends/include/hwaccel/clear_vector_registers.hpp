@@ -3,15 +3,28 @@
 // rounds (the generic SHA-1/SHA-256 left their chaining values in xmm
 // registers, SM4's set_key and GHASH's table copies key words), and glibc's
 // memcpy copies a provider context's key schedule through them. Portable C++
-// cannot clear a register, so this knows the two ISAs the code commonly runs
-// on and does nothing elsewhere:
+// cannot clear a register, so this knows the ISAs the code commonly runs on
+// and does nothing elsewhere:
 //   x86-64   xmm0-15 (PXOR, baseline SSE2; VPXOR when the build targets AVX,
 //            which also zeroes the upper halves the compiler may then use),
 //            and xmm16-31 on a CPU with AVX-512F (glibc's copies use them);
 //   arm64    v0-v7 and v16-v31 (v8-v15's low halves are callee-saved: a
-//            function that used them restored the caller's values).
-// One definition for the portable engines, the arm64 engines and the
-// provider's key handling. Internal linkage (an anonymous namespace): each
+//            function that used them restored the caller's values);
+//   s390x    in a build for the vector facility (__VX__: -march=z13 and
+//            later, as Ubuntu and RHEL build) v0-v7 and v16-v31, and the low
+//            halves (doubleword 1) of v8-v15: their high halves are f8-f15,
+//            call-saved, restored by the function that used them; the low
+//            halves are not (GCC vectorised the SM4 round keys, GHASH's H,
+//            the SHA and Keccak states and the CPACF engines' parameter
+//            blocks through v0 and v1, and left them there). A build without
+//            it (Debian's z196) generates no vector instruction, but GCC
+//            spills general registers to the floating-point registers
+//            (LDGR/LGDR, z10 and later): the portable Keccak left two state
+//            lanes in f0 and f2. There f0-f7 (call-clobbered; they are the
+//            high halves of v0-v7) are zeroed with LZDR, which every
+//            z/Architecture CPU has.
+// One definition for the portable engines, the arm64 and s390x engines and
+// the provider's key handling. Internal linkage (an anonymous namespace): each
 // file gets its own inlined copy, and the weak-symbol check of
 // cross-aarch64.sh has nothing shared to find.
 // Call it once per entry point, after the last store of the result.
@@ -79,6 +92,24 @@ inline __attribute__((always_inline)) void clear_vector_registers() {
                          : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
                            "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
                            "v31", "memory");
+#elif defined(__s390x__) && defined(__VX__)
+    // VLEIG writes doubleword 1 only, so f8-f15 keep the caller's values
+    // even before the epilogue's restore; v8-v15 are still named clobbered,
+    // for a value the compiler might keep there across this point.
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+                     "vzero %%v\\r\n"
+                     ".endr\n"
+                     ".irp r, 8,9,10,11,12,13,14,15\n"
+                     "vleig %%v\\r, 0, 1\n"
+                     ".endr" ::
+                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12",
+                           "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24",
+                           "v25", "v26", "v27", "v28", "v29", "v30", "v31", "memory");
+#elif defined(__s390x__)
+    __asm__ volatile(".irp r, 0,1,2,3,4,5,6,7\n"
+                     "lzdr %%f\\r\n"
+                     ".endr" ::
+                         : "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "memory");
 #endif
 }
 
