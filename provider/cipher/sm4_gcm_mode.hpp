@@ -24,7 +24,8 @@ namespace hwaccel {
 // about one block's latency on every engine (one 8-block group; measured on
 // Zen 5: aesni-avx2 588 TSC ticks against 357 for one block, generic 1953
 // against 1260), and the AVX2 engines run up to 24-32 blocks side by side.
-// Longer texts make the calls they always made (sm4_gcm_mode.cpp says why).
+// Longer texts, and texts of whole blocks on an engine with ctr_with_first,
+// get E_K(J0) with their first keystream instead (sm4_gcm_mode.cpp says why).
 constexpr size_t kGcmFirstBlocks = 32;
 constexpr size_t kGcmFirstFewBlocks = 8;
 
@@ -36,7 +37,8 @@ struct Sm4GcmState {
     bool hash_key_due;   // a new key: H comes with the first call (or set_iv, IV not 12 bytes)
     bool counter_secret; // J0 came from GHASH(IV): its counter is secret
     bool first_call_due; // J0 is set, the message's first engine call not made
-    bool tag_mask_due;   // a long text: E_K(J0) waits for the tag
+    bool tag_mask_due;   // E_K(J0) waits for the tag, or for the first keystream:
+    bool j0_rides;       // the first call's keystream brings it (the engine's ctr_with_first)
     uint8_t j0[16];         // the pre-counter block, until E_K(J0) is made
     uint8_t tag_mask[16];   // E_K(J0)
     uint8_t ahead[16 * (kGcmFirstBlocks - 1)];  // keystream computed with E_K(J0)
