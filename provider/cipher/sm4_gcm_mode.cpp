@@ -69,10 +69,35 @@ void ghash_padded(Sm4GcmState& s, const uint8_t* data, size_t len) {
     secure_zero(block, sizeof block);
 }
 
+// The queued blocks into y.
+void flush(Sm4GcmState& s) {
+    if (s.queued == 0) return;
+    s.ghash->update(&s.hash_key, s.y, s.queue, s.queued);
+    s.queued = 0;
+}
+
+// nblocks of the message's GHASH input (AAD, padded, then ciphertext): into
+// the queue while they fit, else after it straight from data.
+void absorb(Sm4GcmState& s, const uint8_t* data, size_t nblocks) {
+    if (s.queued + nblocks > kGcmQueueBlocks) {
+        flush(s);
+        if (nblocks > kGcmQueueBlocks) {
+            s.ghash->update(&s.hash_key, s.y, data, nblocks);
+            return;
+        }
+    }
+    std::memcpy(s.queue + s.queued * kBlock, data, nblocks * kBlock);
+    s.queued += nblocks;
+    if (s.queued > s.queue_written) s.queue_written = s.queued;
+}
+
 // AAD ends where text (or the tag) begins: its partial block is padded.
 void close_aad(Sm4GcmState& s) {
     if (s.text_started) return;
-    if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
+    if (s.pending_len != 0) {
+        std::memset(s.pending + s.pending_len, 0, kBlock - s.pending_len);
+        absorb(s, s.pending, 1);
+    }
     secure_zero(s.pending, sizeof s.pending);
     s.pending_len = 0;
     s.text_started = true;
@@ -179,16 +204,16 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
             --len;
         }
         if (s.pending_len == kBlock) {
-            s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+            absorb(s, s.pending, 1);
             s.pending_len = 0;
         }
     }
     size_t nblocks = len / kBlock;
     while (nblocks != 0) {
         const size_t n = nblocks < kFusedBlocks ? nblocks : kFusedBlocks;
-        if (way == Way::kDecrypt) s.ghash->update(&s.hash_key, s.y, in, n);
+        if (way == Way::kDecrypt) absorb(s, in, n);
         keystream_xor(s, out, in, n);
-        if (way == Way::kEncrypt) s.ghash->update(&s.hash_key, s.y, out, n);
+        if (way == Way::kEncrypt) absorb(s, out, n);
         in += n * kBlock;
         out += n * kBlock;
         nblocks -= n;
@@ -262,6 +287,8 @@ void sm4_gcm_forget_message(Sm4GcmState& s) {
     s.ahead_used = s.ahead_blocks = 0;
     secure_zero(s.counter, sizeof s.counter);
     secure_zero(s.y, sizeof s.y);
+    secure_zero(s.queue, s.queue_written * kBlock);
+    s.queued = s.queue_written = 0;
     secure_zero(s.keystream, sizeof s.keystream);
     secure_zero(s.pending, sizeof s.pending);
     s.pending_len = 0;
@@ -308,11 +335,11 @@ bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
         aad += take;
         len -= take;
         if (s.pending_len < kBlock) return true;
-        s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+        absorb(s, s.pending, 1);
         s.pending_len = 0;
     }
     const size_t whole = len / kBlock;
-    if (whole != 0) s.ghash->update(&s.hash_key, s.y, aad, whole);
+    if (whole != 0) absorb(s, aad, whole);
     s.pending_len = len % kBlock;
     if (s.pending_len != 0) std::memcpy(s.pending, aad + whole * kBlock, s.pending_len);
     return true;
@@ -328,14 +355,15 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
     if (s.first_call_due) first_call(s, 0);  // a message without text
-    // The padded partial block (if any) and the lengths block in one GHASH
-    // call: a short message's tag is then one call, not two.
+    // The padded partial block (if any) and the lengths block join the
+    // queue: a short message's GHASH is then one call.
     uint8_t last[2 * kBlock] = {};
     const size_t partial = s.pending_len != 0 ? 1 : 0;
     std::memcpy(last, s.pending, s.pending_len);
     store_be64(last + partial * kBlock, s.aad_len * 8);
     store_be64(last + partial * kBlock + 8, s.text_len * 8);
-    s.ghash->update(&s.hash_key, s.y, last, partial + 1);
+    absorb(s, last, partial + 1);
+    flush(s);
     secure_zero(last, sizeof last);
     if (s.tag_mask_due) s.sm4->encrypt_block(&s.key, s.tag_mask, s.j0);
     for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);
