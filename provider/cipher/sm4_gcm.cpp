@@ -511,7 +511,21 @@ struct Sm4Gcm {
         for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
             bool ok = true;
             const char* key = p->key;
-            if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+            // The tag first: asked after every encryption (EVP_CTRL_AEAD_GET_TAG),
+            // it was the seventh comparison.
+            if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+                // Encryption's tag, after final; any prefix of it. NULL data
+                // asks its size: the prefix's, or with size 0 the whole tag's
+                // ("taglen"); 3.6/4.0's default answers that 1, return_size 0.
+                if (!ctx->encrypting || !ctx->tag_sealed || p->data_size > kTagLen ||
+                    (p->data_size == 0 && p->data != nullptr)) {
+                    raise_error(ctx->prov, kErrInvalidTag,
+                                "invalid tag: 1..16 bytes, after an encryption's final");
+                    return 0;
+                }
+                ok = hwaccel::params::set_octet_string(
+                    p, ctx->tag, p->data_size != 0 ? p->data_size : ctx->tag_len);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->iv_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
                 ok = hwaccel::params::set_size_t(p, kKeyLen);
@@ -536,18 +550,6 @@ struct Sm4Gcm {
                      hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
-            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-                // Encryption's tag, after final; any prefix of it. NULL data
-                // asks its size: the prefix's, or with size 0 the whole tag's
-                // ("taglen"); 3.6/4.0's default answers that 1, return_size 0.
-                if (!ctx->encrypting || !ctx->tag_sealed || p->data_size > kTagLen ||
-                    (p->data_size == 0 && p->data != nullptr)) {
-                    raise_error(ctx->prov, kErrInvalidTag,
-                                "invalid tag: 1..16 bytes, after an encryption's final");
-                    return 0;
-                }
-                ok = hwaccel::params::set_octet_string(
-                    p, ctx->tag, p->data_size != 0 ? p->data_size : ctx->tag_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0) {
                 if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
                     !get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size))
