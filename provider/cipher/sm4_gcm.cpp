@@ -292,6 +292,15 @@ bool read_settings(const GcmCtx* ctx, const OSSL_PARAM params[], const Base& bas
     s.fixed = s.inv = nullptr;
     s.fixed_len = s.inv_len = 0;
     if (params == nullptr) return true;
+    // Ours all begin with 't' or 'i' (tag, ivlen, tlsaad, tlsivfixed,
+    // tlsivinv): a request without such a key, as EVP's "padding" at every
+    // init (`openssl speed` re-inits per message), has nothing to read here.
+    static_assert(OSSL_CIPHER_PARAM_AEAD_TAG[0] == 't' && OSSL_CIPHER_PARAM_AEAD_IVLEN[0] == 'i' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_AAD[0] == 't' && OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED[0] == 't' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV[0] == 't');
+    bool any = false;
+    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) any = any || p->key[0] == 't' || p->key[0] == 'i';
+    if (!any) return true;
     if (refuse_repeated(ctx->prov, params,
                         {{OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_IVLEN},
                          {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED},
