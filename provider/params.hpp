@@ -49,7 +49,8 @@ inline bool set_octets(OSSL_PARAM* params, const char* key, const void* data, si
 // set). Returns the repeated key, or null.
 using KeyGroups = std::initializer_list<std::initializer_list<const char*>>;
 inline const char* repeated(const OSSL_PARAM* params, KeyGroups groups) {
-    if (params == nullptr) return nullptr;
+    // One parameter (EVP's per-message tag and ivlen requests) repeats none.
+    if (params == nullptr || params[0].key == nullptr || params[1].key == nullptr) return nullptr;
     size_t seen[8] = {};
     for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
         size_t g = 0;

@@ -114,6 +114,8 @@ constexpr Sm4Engine gfni_engine(const char* name, bool (*available)(const CpuFea
         .xts = Modes::xts,
         .ccm = gfni::ccm,
         .set_key_pair = gfni::set_key_pair,
+        .ctr_with_first = Modes::ctr_with_first,
+        .ctr_with_first_batch = Modes::kBatch,
     };
 }
 

@@ -333,6 +333,8 @@ constexpr Sm4Engine aes_engine(const char* name, bool (*available)(const CpuFeat
         .xts = Modes::xts,
         .ccm = kVaes ? ccm_two_lanes : nullptr,  // VAES: two blocks in one ymm round
         .set_key_pair = set_key_pair,
+        .ctr_with_first = Modes::ctr_with_first,
+        .ctr_with_first_batch = Modes::kBatch,
     };
 }
 

@@ -20,6 +20,7 @@
 #include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
+#include "cipher/key_memo.hpp"
 #include "cipher/sm4_gcm_mode.hpp"
 #include "constant_time_equal.hpp"
 #include "errors.hpp"
@@ -51,6 +52,7 @@ enum class IvState { kUnset, kBuffered, kInUse, kUsedUp };
 struct GcmCtx {
     const ProvCtx* prov;
     Sm4GcmState gcm;
+    KeyMemo<kKeyLen> key_memo;  // the key gcm's schedule and H come from
     uint8_t iv[kMaxIvLen];
     size_t iv_len;
     IvState iv_state;
@@ -290,6 +292,15 @@ bool read_settings(const GcmCtx* ctx, const OSSL_PARAM params[], const Base& bas
     s.fixed = s.inv = nullptr;
     s.fixed_len = s.inv_len = 0;
     if (params == nullptr) return true;
+    // Ours all begin with 't' or 'i' (tag, ivlen, tlsaad, tlsivfixed,
+    // tlsivinv): a request without such a key, as EVP's "padding" at every
+    // init (`openssl speed` re-inits per message), has nothing to read here.
+    static_assert(OSSL_CIPHER_PARAM_AEAD_TAG[0] == 't' && OSSL_CIPHER_PARAM_AEAD_IVLEN[0] == 'i' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_AAD[0] == 't' && OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED[0] == 't' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV[0] == 't');
+    bool any = false;
+    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) any = any || p->key[0] == 't' || p->key[0] == 'i';
+    if (!any) return true;
     if (refuse_repeated(ctx->prov, params,
                         {{OSSL_CIPHER_PARAM_AEAD_TAG}, {OSSL_CIPHER_PARAM_AEAD_IVLEN},
                          {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD}, {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED},
@@ -444,7 +455,12 @@ struct Sm4Gcm {
             ctx->iv_gen_rand = false;  // the caller's IV: "iv-generated" reads 0 again
         }
         if (key != nullptr) {
-            sm4_gcm_set_key(ctx->gcm, key);
+            // The same key again (per message, as `openssl speed` does):
+            // its schedule, H and H's powers stay.
+            if (!ctx->key_memo.same(key)) {
+                sm4_gcm_set_key(ctx->gcm, key);
+                ctx->key_memo.remember(key);
+            }
             ctx->key_set = true;
             ctx->tls_records = 0;
             // A message under the old key cannot go on: it restarts from its IV.
@@ -504,7 +520,21 @@ struct Sm4Gcm {
         for (OSSL_PARAM* p = params; p->key != nullptr; ++p) {
             bool ok = true;
             const char* key = p->key;
-            if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+            // The tag first: asked after every encryption (EVP_CTRL_AEAD_GET_TAG),
+            // it was the seventh comparison.
+            if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+                // Encryption's tag, after final; any prefix of it. NULL data
+                // asks its size: the prefix's, or with size 0 the whole tag's
+                // ("taglen"); 3.6/4.0's default answers that 1, return_size 0.
+                if (!ctx->encrypting || !ctx->tag_sealed || p->data_size > kTagLen ||
+                    (p->data_size == 0 && p->data != nullptr)) {
+                    raise_error(ctx->prov, kErrInvalidTag,
+                                "invalid tag: 1..16 bytes, after an encryption's final");
+                    return 0;
+                }
+                ok = hwaccel::params::set_octet_string(
+                    p, ctx->tag, p->data_size != 0 ? p->data_size : ctx->tag_len);
+            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->iv_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
                 ok = hwaccel::params::set_size_t(p, kKeyLen);
@@ -529,18 +559,6 @@ struct Sm4Gcm {
                      hwaccel::params::set_octet_ptr(p, ctx->iv, ctx->iv_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
-            } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-                // Encryption's tag, after final; any prefix of it. NULL data
-                // asks its size: the prefix's, or with size 0 the whole tag's
-                // ("taglen"); 3.6/4.0's default answers that 1, return_size 0.
-                if (!ctx->encrypting || !ctx->tag_sealed || p->data_size > kTagLen ||
-                    (p->data_size == 0 && p->data != nullptr)) {
-                    raise_error(ctx->prov, kErrInvalidTag,
-                                "invalid tag: 1..16 bytes, after an encryption's final");
-                    return 0;
-                }
-                ok = hwaccel::params::set_octet_string(
-                    p, ctx->tag, p->data_size != 0 ? p->data_size : ctx->tag_len);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0) {
                 if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
                     !get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size))

@@ -50,6 +50,17 @@ void ctr32_fallback(const Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_
     secure_zero(stream, sizeof stream);
 }
 
+// The engine's ctr_with_first takes E_K(J0) along with nblocks of keystream
+// in a spare lane of its last batch (under a public counter: J0's low word
+// is 1 and the text at most 2^32 - 2 blocks, so its 128-bit count is inc32
+// here). Without a spare lane it would be a one-block call of its own: the
+// tag's, as before. Measured on Zen 5 (gfni-avx512, TSC ticks through EVP):
+// 2 KiB 1,716 -> 1,586, 8 and 16 KiB within 1%.
+bool j0_rides_along(const Sm4GcmState& s, size_t nblocks) {
+    return s.sm4->ctr_with_first != nullptr && !s.counter_secret && nblocks != 0 &&
+           nblocks % s.sm4->ctr_with_first_batch != 0;
+}
+
 // GHASH over a partial block zero-padded to 16 bytes (GCM's padding).
 void ghash_padded(Sm4GcmState& s, const uint8_t* data, size_t len) {
     uint8_t block[kBlock] = {};
@@ -58,10 +69,35 @@ void ghash_padded(Sm4GcmState& s, const uint8_t* data, size_t len) {
     secure_zero(block, sizeof block);
 }
 
+// The queued blocks into y.
+void flush(Sm4GcmState& s) {
+    if (s.queued == 0) return;
+    s.ghash->update(&s.hash_key, s.y, s.queue, s.queued);
+    s.queued = 0;
+}
+
+// nblocks of the message's GHASH input (AAD, padded, then ciphertext): into
+// the queue while they fit, else after it straight from data.
+void absorb(Sm4GcmState& s, const uint8_t* data, size_t nblocks) {
+    if (s.queued + nblocks > kGcmQueueBlocks) {
+        flush(s);
+        if (nblocks > kGcmQueueBlocks) {
+            s.ghash->update(&s.hash_key, s.y, data, nblocks);
+            return;
+        }
+    }
+    std::memcpy(s.queue + s.queued * kBlock, data, nblocks * kBlock);
+    s.queued += nblocks;
+    if (s.queued > s.queue_written) s.queue_written = s.queued;
+}
+
 // AAD ends where text (or the tag) begins: its partial block is padded.
 void close_aad(Sm4GcmState& s) {
     if (s.text_started) return;
-    if (s.pending_len != 0) ghash_padded(s, s.pending, s.pending_len);
+    if (s.pending_len != 0) {
+        std::memset(s.pending + s.pending_len, 0, kBlock - s.pending_len);
+        absorb(s, s.pending, 1);
+    }
     secure_zero(s.pending, sizeof s.pending);
     s.pending_len = 0;
     s.text_started = true;
@@ -82,15 +118,28 @@ void derive_hash_key(Sm4GcmState& s) {
 // H alone if due, its keystream through ctr, and E_K(J0) at the tag, where
 // its latency hides behind GHASH's work (batched here it cost 1 KiB
 // messages 3% on the AVX2 engines).
-void first_call(Sm4GcmState& s, size_t want) {
+//
+// Where the engine's ctr_with_first takes E_K(J0) in the text's one batch
+// (j0_rides_along), a text of whole blocks, or one too long for the call
+// here, under a public counter and a known H goes there instead: E_K(J0)
+// and the keystream in one pass straight over the text (keystream_xor),
+// without the counter blocks, the copy and the wipes here, and without the
+// tag's separate E_K(J0) (measured on Zen 5, gfni-avx512: 208 of a 1 KiB
+// message's 1,170 TSC ticks).
+void first_call(Sm4GcmState& s, size_t len) {
     s.first_call_due = false;
     const size_t with_h = s.hash_key_due ? 1 : 0;
+    const size_t want = (len + kBlock - 1) / kBlock;
     const size_t n = 1 + with_h + want;
-    if (n > kGcmFirstBlocks) {
+    const size_t whole = len / kBlock;
+    const bool fused = with_h == 0 && (len % kBlock == 0 || n > kGcmFirstBlocks) &&
+                       j0_rides_along(s, whole < kFusedBlocks ? whole : kFusedBlocks);
+    if (fused || n > kGcmFirstBlocks) {
         if (with_h != 0) derive_hash_key(s);
         std::memcpy(s.counter, s.j0, kBlock);
         inc32(s.counter);
         s.tag_mask_due = true;
+        s.j0_rides = fused;
         return;
     }
     uint8_t blocks[kGcmFirstBlocks * kBlock];
@@ -119,8 +168,20 @@ void keystream_xor(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t nbloc
     const uint8_t* stream = s.ahead + s.ahead_used * kBlock;
     for (size_t i = 0; i < first * kBlock; ++i) out[i] = in[i] ^ stream[i];
     s.ahead_used += first;
-    if (nblocks > first)
-        sm4_gcm_ctr32(s, out + first * kBlock, in + first * kBlock, nblocks - first, s.counter);
+    if (nblocks == first) return;
+    out += first * kBlock;
+    in += first * kBlock;
+    nblocks -= first;
+    // E_K(J0) still due (first_call's fused path): it comes with this keystream.
+    if (s.j0_rides) {
+        s.j0_rides = false;
+        s.sm4->ctr_with_first(&s.key, s.tag_mask, out, in, nblocks, s.j0);
+        std::memcpy(s.counter, s.j0, kBlock);
+        secure_zero(s.j0, sizeof s.j0);
+        s.tag_mask_due = false;
+        return;
+    }
+    sm4_gcm_ctr32(s, out, in, nblocks, s.counter);
 }
 
 enum class Way { kEncrypt, kDecrypt };
@@ -130,7 +191,7 @@ enum class Way { kEncrypt, kDecrypt };
 bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len) {
     if (len > kGcmMaxTextBytes - s.text_len) return false;
     s.message_wiped = false;
-    if (s.first_call_due) first_call(s, (len + kBlock - 1) / kBlock);
+    if (s.first_call_due) first_call(s, len);
     close_aad(s);
     s.text_len += len;
     // Finish the block a previous call began: its keystream is waiting.
@@ -143,16 +204,16 @@ bool crypt(Sm4GcmState& s, Way way, uint8_t* out, const uint8_t* in, size_t len)
             --len;
         }
         if (s.pending_len == kBlock) {
-            s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+            absorb(s, s.pending, 1);
             s.pending_len = 0;
         }
     }
     size_t nblocks = len / kBlock;
     while (nblocks != 0) {
         const size_t n = nblocks < kFusedBlocks ? nblocks : kFusedBlocks;
-        if (way == Way::kDecrypt) s.ghash->update(&s.hash_key, s.y, in, n);
+        if (way == Way::kDecrypt) absorb(s, in, n);
         keystream_xor(s, out, in, n);
-        if (way == Way::kEncrypt) s.ghash->update(&s.hash_key, s.y, out, n);
+        if (way == Way::kEncrypt) absorb(s, out, n);
         in += n * kBlock;
         out += n * kBlock;
         nblocks -= n;
@@ -217,7 +278,7 @@ void sm4_gcm_set_key(Sm4GcmState& s, const uint8_t key[16]) {
 void sm4_gcm_forget_message(Sm4GcmState& s) {
     // The tag wiped the message; set_iv of the next one need not again.
     if (s.message_wiped) return;
-    s.first_call_due = s.tag_mask_due = false;
+    s.first_call_due = s.tag_mask_due = s.j0_rides = false;
     secure_zero(s.j0, sizeof s.j0);
     secure_zero(s.tag_mask, sizeof s.tag_mask);
     // Only what the first call wrote: short messages pay for what they used.
@@ -226,6 +287,8 @@ void sm4_gcm_forget_message(Sm4GcmState& s) {
     s.ahead_used = s.ahead_blocks = 0;
     secure_zero(s.counter, sizeof s.counter);
     secure_zero(s.y, sizeof s.y);
+    secure_zero(s.queue, s.queue_written * kBlock);
+    s.queued = s.queue_written = 0;
     secure_zero(s.keystream, sizeof s.keystream);
     secure_zero(s.pending, sizeof s.pending);
     s.pending_len = 0;
@@ -263,7 +326,7 @@ bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
     s.message_wiped = false;
     // GHASH needs H once a block is whole; the text's length is unknown yet.
     if (s.hash_key_due && s.first_call_due && s.pending_len + len >= kBlock)
-        first_call(s, kGcmFirstFewBlocks - 2);
+        first_call(s, (kGcmFirstFewBlocks - 2) * kBlock);
     s.aad_len += len;
     if (s.pending_len != 0) {
         const size_t take = len < kBlock - s.pending_len ? len : kBlock - s.pending_len;
@@ -272,11 +335,11 @@ bool sm4_gcm_aad(Sm4GcmState& s, const uint8_t* aad, size_t len) {
         aad += take;
         len -= take;
         if (s.pending_len < kBlock) return true;
-        s.ghash->update(&s.hash_key, s.y, s.pending, 1);
+        absorb(s, s.pending, 1);
         s.pending_len = 0;
     }
     const size_t whole = len / kBlock;
-    if (whole != 0) s.ghash->update(&s.hash_key, s.y, aad, whole);
+    if (whole != 0) absorb(s, aad, whole);
     s.pending_len = len % kBlock;
     if (s.pending_len != 0) std::memcpy(s.pending, aad + whole * kBlock, s.pending_len);
     return true;
@@ -292,14 +355,15 @@ bool sm4_gcm_decrypt(Sm4GcmState& s, uint8_t* out, const uint8_t* in, size_t len
 
 void sm4_gcm_tag(Sm4GcmState& s, uint8_t tag[16]) {
     if (s.first_call_due) first_call(s, 0);  // a message without text
-    // The padded partial block (if any) and the lengths block in one GHASH
-    // call: a short message's tag is then one call, not two.
+    // The padded partial block (if any) and the lengths block join the
+    // queue: a short message's GHASH is then one call.
     uint8_t last[2 * kBlock] = {};
     const size_t partial = s.pending_len != 0 ? 1 : 0;
     std::memcpy(last, s.pending, s.pending_len);
     store_be64(last + partial * kBlock, s.aad_len * 8);
     store_be64(last + partial * kBlock + 8, s.text_len * 8);
-    s.ghash->update(&s.hash_key, s.y, last, partial + 1);
+    absorb(s, last, partial + 1);
+    flush(s);
     secure_zero(last, sizeof last);
     if (s.tag_mask_due) s.sm4->encrypt_block(&s.key, s.tag_mask, s.j0);
     for (size_t i = 0; i < kBlock; ++i) tag[i] = static_cast<uint8_t>(s.tag_mask[i] ^ s.y[i]);

@@ -455,7 +455,7 @@ TEST_CASE("The GPR and stack residue check finds a word left in a register or on
 
 enum class Entry {
     kSetKey, kSetKeyPair, kEcb, kEncryptBlock, kCtr, kCbcDecrypt, kCfbDecrypt,
-    kCbcEncrypt, kCfbEncrypt, kOfb, kXts, kCcm,
+    kCbcEncrypt, kCfbEncrypt, kOfb, kXts, kCcm, kCtrWithFirst,
 };
 
 // One engine call, all it may need.
@@ -490,6 +490,7 @@ struct Sm4Call {
         case Entry::kEcb: return e.ecb(c.key, c.direction, c.out, c.in, c.nblocks);
         case Entry::kEncryptBlock: return e.encrypt_block(c.key, c.out, c.in);
         case Entry::kCtr: return e.ctr(c.key, c.out, c.in, c.nblocks, c.iv);
+        case Entry::kCtrWithFirst: return e.ctr_with_first(c.key, c.mac, c.out, c.in, c.nblocks, c.iv);
         case Entry::kCbcDecrypt: return e.cbc_decrypt(c.key, c.out, c.in, c.nblocks, c.iv);
         case Entry::kCfbDecrypt: return e.cfb_decrypt(c.key, c.out, c.in, c.nblocks, c.iv);
         case Entry::kCbcEncrypt: return e.cbc_encrypt(c.key, c.out, c.in, c.nblocks, c.iv);
@@ -585,6 +586,7 @@ TEST_CASE(HWACCEL_RESIDUE_ISA " and portable SM4 engines leave no key material i
             };
             const Bulk bulk[] = {
                 {Entry::kCtr, "ctr", e->ctr != nullptr},
+                {Entry::kCtrWithFirst, "ctr_with_first", e->ctr_with_first != nullptr},
                 {Entry::kCbcDecrypt, "cbc_decrypt", e->cbc_decrypt != nullptr},
                 {Entry::kCfbDecrypt, "cfb_decrypt", e->cfb_decrypt != nullptr},
                 {Entry::kCbcEncrypt, "cbc_encrypt", e->cbc_encrypt != nullptr},

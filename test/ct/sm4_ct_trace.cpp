@@ -233,7 +233,7 @@ const std::vector<size_t> kGhashClmulCounts = {2};
 
 // --- what is traced -------------------------------------------------------------
 
-enum class Fn { set_key, set_key_pair, ecb_enc, ecb_dec, encrypt_block, ctr, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
+enum class Fn { set_key, set_key_pair, ecb_enc, ecb_dec, encrypt_block, ctr, ctr_with_first, cbc_decrypt, cfb_decrypt, cbc_encrypt, cfb_encrypt, ofb,
                 // CCM's body (sm4_ccm_blocks: the fused ccm member, or its generic path).
                 ccm_enc, ccm_dec,
                 // The provider's mode code (sm4_modes.cpp) over the engine.
@@ -246,7 +246,7 @@ enum class Fn { set_key, set_key_pair, ecb_enc, ecb_dec, encrypt_block, ctr, cbc
                 // engine (GCM: with Job::gcm_ghash); the tag comparison (no engine).
                 xts, mode_xts, mode_gcm_enc, mode_gcm_dec, tag_compare };
 constexpr Fn kFns[] = {Fn::set_key, Fn::set_key_pair, Fn::ecb_enc, Fn::ecb_dec, Fn::encrypt_block,
-                       Fn::ctr, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
+                       Fn::ctr, Fn::ctr_with_first, Fn::cbc_decrypt, Fn::cfb_decrypt, Fn::cbc_encrypt,
                        Fn::cfb_encrypt, Fn::ofb, Fn::ccm_enc, Fn::ccm_dec};
 const std::vector<Fn> kNoFns;
 const std::vector<Fn> kModeFns = {Fn::mode_cbc_enc, Fn::mode_cbc_dec, Fn::mode_cfb_enc,
@@ -260,6 +260,7 @@ const char* fn_name(Fn f) {
         case Fn::ecb_dec: return "ecb (dec)";
         case Fn::encrypt_block: return "encrypt_block";
         case Fn::ctr: return "ctr";
+        case Fn::ctr_with_first: return "ctr_with_first";
         case Fn::cbc_decrypt: return "cbc_decrypt";
         case Fn::cfb_decrypt: return "cfb_decrypt";
         case Fn::cbc_encrypt: return "cbc_encrypt";
@@ -304,6 +305,7 @@ bool is_serial(Fn f) {
 }
 bool present(const hwaccel::Sm4Engine& e, Fn f) {
     if (f == Fn::ctr) return e.ctr != nullptr;
+    if (f == Fn::ctr_with_first) return e.ctr_with_first != nullptr;
     if (f == Fn::cbc_decrypt) return e.cbc_decrypt != nullptr;
     if (f == Fn::cfb_decrypt) return e.cfb_decrypt != nullptr;
     if (f == Fn::cbc_encrypt) return e.cbc_encrypt != nullptr;
@@ -545,6 +547,7 @@ void run_job(const void* arg) {
         case Fn::ecb_dec: e.ecb(&b.key, hwaccel::Sm4Direction::kDecrypt, b.out, b.in, job.blocks); break;
         case Fn::encrypt_block: e.encrypt_block(&b.key, b.out, b.in); break;
         case Fn::ctr: e.ctr(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
+        case Fn::ctr_with_first: e.ctr_with_first(&b.key, b.mac, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cbc_decrypt: e.cbc_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cfb_decrypt: e.cfb_decrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;
         case Fn::cbc_encrypt: e.cbc_encrypt(&b.key, b.out, b.in, job.blocks, b.counter_or_iv); break;

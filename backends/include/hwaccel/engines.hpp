@@ -143,6 +143,18 @@ struct Sm4Engine {
     // same bytes or pointer but must not overlap *a or *b. Callers go through
     // sm4_set_key_pair, which falls back to two set_key calls.
     void (*set_key_pair)(Sm4Key* a, const uint8_t ka[16], Sm4Key* b, const uint8_t kb[16]) = nullptr;
+    // Optional, for GCM: ctr over nblocks + 1 counter blocks whose first
+    // keystream block E(counter) goes to first[16] (GCM's tag mask E_K(J0))
+    // instead of into the text: out_i = in_i ^ E(counter + 1 + i), counter
+    // advanced by nblocks + 1. One pass where ctr and a separate
+    // encrypt_block would make two serial latency chains. Without it GCM
+    // builds the counter blocks for ecb, or calls encrypt_block.
+    void (*ctr_with_first)(const Sm4Key* key, uint8_t first[16], uint8_t* out, const uint8_t* in,
+                           size_t nblocks, uint8_t counter[16]) = nullptr;
+    // Its batch: E(counter) takes a spare lane of the last batch when
+    // nblocks is not a multiple of this; otherwise a one-block call of its
+    // own, no better than encrypt_block (GCM then keeps its own order).
+    size_t ctr_with_first_batch = 0;
 };
 
 // Schedules a from ka and b from kb (the rules of Sm4Engine::set_key_pair),
