@@ -51,7 +51,9 @@ bool sm4_gfni_avx512_available(const CpuFeatures& c) {
 // operands from themselves, which -Wuninitialized reports once inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's own warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "x86/sm4_x86_gfni_kernel.hpp"
 #include "x86/sm4_x86_gfni_zmm_asm.hpp"
 

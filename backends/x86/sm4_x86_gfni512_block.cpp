@@ -42,7 +42,9 @@
 // operands from themselves, which -Wuninitialized reports once inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's own warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "x86/sm4_x86_simd.hpp"
 #include "x86/sm4_x86_gfni_serial.hpp"
