@@ -17,7 +17,9 @@
 // GCC 12's AVX-512 intrinsics initialise their "undefined" pass-through
 // operands from themselves, which -Wuninitialized reports once inlined.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's own warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #define HWACCEL_VPCLMUL_AVX2 "vpclmulqdq,avx2,avx,pclmul,ssse3"
 #define HWACCEL_VPCLMUL_AVX512 "vpclmulqdq,avx512f,avx512vl,avx512bw,avx2,avx,pclmul,ssse3"

@@ -165,9 +165,17 @@ HWACCEL_CLMUL_INLINE void ensure_powers(GhashKey* key, size_t n) {
 
 // The key pointer, made opaque to the compiler once per group: otherwise it
 // hoists the table's loads out of the loop and, short of registers, copies
-// H's powers to the stack, where they would outlive the call.
+// H's powers to the stack, where they would outlive the call. clang hoists
+// a plain asm with a loop-invariant operand out of the loop, and the loads
+// with it (vpclmul-avx512 then spilled a zmm of powers): volatile there.
+// GCC keeps the plain asm in the loop; volatile would move its register
+// copies around, so its code stays as it was.
 inline const GhashKey* per_group(const GhashKey* key) {
+#if defined(__clang__)
+    __asm__ volatile("" : "+r"(key));
+#else
     __asm__("" : "+r"(key));
+#endif
     return key;
 }
 

@@ -30,11 +30,21 @@ bool sm4_aesni_available(const CpuFeatures& c) { return c.aesni && c.avx2 && c.a
 }  // namespace
 }  // namespace hwaccel::x86
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,aes"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,aes")
+#endif
 #include "x86/sm4_x86_kernel.hpp"
 
 const hwaccel::Sm4Engine hwaccel::x86::sm4_aesni_avx2 =
     sm4x::aes_engine</*kVaes=*/false>("aesni-avx2", sm4_aesni_available);
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

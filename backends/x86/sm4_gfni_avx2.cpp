@@ -32,11 +32,21 @@ bool sm4_gfni_avx2_available(const CpuFeatures& c) { return c.gfni && c.avx2 && 
 }  // namespace
 }  // namespace hwaccel::x86
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("gfni,avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("gfni,avx2")
+#endif
 #include "x86/sm4_x86_gfni_kernel.hpp"
 
 const hwaccel::Sm4Engine hwaccel::x86::sm4_gfni_avx2 =
     sm4x::gfni_engine<sm4x::GfniAvx2Kernel>("gfni-avx2", sm4_gfni_avx2_available);
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

@@ -39,13 +39,21 @@ bool sm4_gfni_avx512_available(const CpuFeatures& c) {
 }  // namespace
 }  // namespace hwaccel::x86
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("gfni,avx2,avx512f,avx512vl,avx512bw"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("gfni,avx2,avx512f,avx512vl,avx512bw")
+#endif
 // GCC 12's AVX-512 intrinsics initialise their "undefined" pass-through
 // operands from themselves, which -Wuninitialized reports once inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's own warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "x86/sm4_x86_gfni_kernel.hpp"
 #include "x86/sm4_x86_gfni_zmm_asm.hpp"
 
@@ -250,4 +258,8 @@ const hwaccel::Sm4Engine hwaccel::x86::sm4_gfni_avx512 = sm4x::with_evex_one_blo
     sm4x::gfni_engine<sm4x::GfniAvx512Kernel>("gfni-avx512", sm4_gfni_avx512_available));
 
 #pragma GCC diagnostic pop
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

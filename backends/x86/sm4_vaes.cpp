@@ -29,11 +29,21 @@ bool sm4_vaes_available(const CpuFeatures& c) { return c.vaes && c.avx2 && c.aes
 }  // namespace
 }  // namespace hwaccel::x86
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("vaes,avx2,aes"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("vaes,avx2,aes")
+#endif
 #include "x86/sm4_x86_kernel.hpp"
 
 const hwaccel::Sm4Engine hwaccel::x86::sm4_vaes_avx2 =
     sm4x::aes_engine</*kVaes=*/true>("vaes-avx2", sm4_vaes_available);
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

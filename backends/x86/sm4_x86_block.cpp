@@ -20,8 +20,14 @@
 #include "hwaccel/wipe_stack.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,aes"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,aes")
+#endif
 
 #include "x86/sm4_x86_simd.hpp"
 
@@ -591,4 +597,8 @@ void ccm_two_lanes(const Sm4Key* key, Sm4Direction direction, uint8_t* out, cons
 
 }  // namespace hwaccel::x86::sm4x
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

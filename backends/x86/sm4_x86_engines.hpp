@@ -1,6 +1,7 @@
 // The x86-64 SM4 engines: S-box with GFNI (sm4_x86_gfni_maths.hpp) or with
 // AESENCLAST (sm4_x86_maths.hpp). Each keeps its ISA inside its own file
-// (#pragma GCC target) and reports itself unavailable on CPUs without it.
+// (#pragma GCC target; under clang, #pragma clang attribute) and reports
+// itself unavailable on CPUs without it.
 #pragma once
 
 #include "hwaccel/engines.hpp"

@@ -30,13 +30,21 @@
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("gfni,avx2,avx512f,avx512vl"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("gfni,avx2,avx512f,avx512vl")
+#endif
 // GCC 12's AVX-512 intrinsics initialise their "undefined" pass-through
 // operands from themselves, which -Wuninitialized reports once inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's own warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "x86/sm4_x86_simd.hpp"
 #include "x86/sm4_x86_gfni_serial.hpp"
@@ -106,4 +114,8 @@ HWACCEL_SM4_INLINE void clear_extra_registers() { clear_xmm16_31(); }
 }  // namespace hwaccel::x86::sm4x::gfni512
 
 #pragma GCC diagnostic pop
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

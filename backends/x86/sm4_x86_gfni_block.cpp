@@ -39,8 +39,14 @@
 #include "x86/sm4_x86_gfni_maths.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
+// clang ignores "#pragma GCC target": the same target on every function
+// defined in the region (lambdas and templates too).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("gfni,avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("gfni,avx2")
+#endif
 
 #include "x86/sm4_x86_simd.hpp"
 #include "x86/sm4_x86_gfni_serial.hpp"
@@ -117,4 +123,8 @@ HWACCEL_SM4_INLINE void clear_extra_registers() {}
 
 }  // namespace hwaccel::x86::sm4x::gfni
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

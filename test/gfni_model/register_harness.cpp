@@ -5,8 +5,8 @@
 // The register file the assembly reads and writes, addressed RIP-relative
 // (this is an executable, so the symbols resolve locally).
 extern "C" {
-__attribute__((visibility("hidden"))) alignas(32) uint8_t hwaccel_gfni_harness_ymm_in[16 * 32];
-__attribute__((visibility("hidden"))) alignas(32) uint8_t hwaccel_gfni_harness_ymm_out[16 * 32];
+alignas(32) __attribute__((visibility("hidden"))) uint8_t hwaccel_gfni_harness_ymm_in[16 * 32];
+alignas(32) __attribute__((visibility("hidden"))) uint8_t hwaccel_gfni_harness_ymm_out[16 * 32];
 __attribute__((visibility("hidden"))) uint64_t hwaccel_gfni_harness_gpr_in[16];
 __attribute__((visibility("hidden"))) uint64_t hwaccel_gfni_harness_gpr_out[16];
 __attribute__((visibility("hidden"))) uint64_t hwaccel_gfni_harness_rflags_in;
