@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "x86/clear_upper_vector_registers.hpp"
 #include "x86/sm4_x86_maths.hpp"
 
 #define HWACCEL_SM4_INLINE inline __attribute__((always_inline))
@@ -66,11 +67,7 @@ HWACCEL_SM4_INLINE __m256i affine256(__m256i x, const Table16& lo, const Table16
 HWACCEL_SM4_INLINE void zeroall() {
     _mm256_zeroall();
 #if defined(__AVX512F__)
-    __asm__ volatile(".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
-                     "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
-                     ".endr" ::
-                         : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
-                           "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+    clear_xmm16_31();
 #endif
 }
 
