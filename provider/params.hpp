@@ -51,16 +51,20 @@ using KeyGroups = std::initializer_list<std::initializer_list<const char*>>;
 inline const char* repeated(const OSSL_PARAM* params, KeyGroups groups) {
     // One parameter (EVP's per-message tag and ivlen requests) repeats none.
     if (params == nullptr || params[0].key == nullptr || params[1].key == nullptr) return nullptr;
-    size_t seen[8] = {};
-    for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-        size_t g = 0;
-        for (auto group = groups.begin(); group != groups.end() && g < 8; ++group, ++g) {
-            for (const char* key : *group) {
-                if (std::strcmp(p->key, key) != 0) continue;
-                if (++seen[g] > 1) return p->key;
-            }
+    // Each parameter against those before it, group by group: any number of
+    // groups (a count per group in a fixed array once skipped those past the
+    // eighth, and SM4-GCM's get_ctx_params has nine).
+    auto in = [](const char* key, std::initializer_list<const char*> group) {
+        for (const char* k : group)
+            if (std::strcmp(key, k) == 0) return true;
+        return false;
+    };
+    for (const OSSL_PARAM* p = params + 1; p->key != nullptr; ++p)
+        for (const auto& group : groups) {
+            if (!in(p->key, group)) continue;
+            for (const OSSL_PARAM* q = params; q != p; ++q)
+                if (in(q->key, group)) return p->key;
         }
-    }
     return nullptr;
 }
 

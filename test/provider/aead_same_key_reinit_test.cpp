@@ -121,3 +121,119 @@ TEST_CASE("SM4-GCM: the same key given in the middle of a message restarts it fr
     CHECK(seal(f, ctx, m, 100) == fresh_seal(f, mod.provctx, m, kKey1, 100));
     f.freectx(ctx);
 }
+
+namespace {
+
+struct Sealed {
+    bool ok;
+    std::vector<unsigned char> out;
+    std::vector<unsigned char> tag;
+};
+
+// One GCM message on ctx: init (key may be NULL: the one in place), AAD,
+// text in two pieces, final; encryption reads the tag, decryption checks `tag`.
+Sealed gcm_message(const CipherFns& f, void* ctx, bool enc, const unsigned char* key,
+                   const std::vector<unsigned char>& iv, const std::vector<unsigned char>& aad,
+                   const std::vector<unsigned char>& in, const std::vector<unsigned char>& tag,
+                   size_t split) {
+    Sealed r{false, std::vector<unsigned char>(in.size() + 16), {}};
+    OSSL_PARAM tp[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
+                                               const_cast<unsigned char*>(tag.data()), tag.size()),
+                       OSSL_PARAM_END};
+    const int init = enc ? f.einit(ctx, key, 16, iv.data(), iv.size(), nullptr)
+                         : f.dinit(ctx, key, 16, iv.data(), iv.size(), tp);
+    REQUIRE(init == 1);
+    size_t outl = 0, n = 0;
+    if (!aad.empty()) REQUIRE(f.update(ctx, nullptr, &n, 0, aad.data(), aad.size()) == 1);
+    n = 0;  // AAD counts as consumed, not as output
+    if (split > in.size()) split = in.size();
+    if (split != 0) REQUIRE(f.update(ctx, r.out.data(), &n, r.out.size(), in.data(), split) == 1);
+    outl += n;
+    n = 0;
+    if (in.size() > split)
+        REQUIRE(f.update(ctx, r.out.data() + outl, &n, r.out.size() - outl, in.data() + split,
+                         in.size() - split) == 1);
+    outl += n;
+    n = 0;
+    r.ok = f.final(ctx, r.out.data() + outl, &n, r.out.size() - outl) == 1;
+    r.out.resize(outl + n);
+    if (enc && r.ok) {
+        r.tag.resize(16);
+        OSSL_PARAM gp[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, r.tag.data(), 16),
+                           OSSL_PARAM_END};
+        REQUIRE(f.get_ctx_params(ctx, gp) == 1);
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("SM4-GCM: keys given again among IV lengths, directions, failed tags, abandoned "
+          "messages and copies seal and open as a fresh context",
+          "[gcm][dispatch]") {
+    g_core = FakeCore{};
+    Module mod;
+    REQUIRE(mod.init_result == 1);
+    CipherFns f(mod.cipher("SM4-GCM"));
+    Lcg rng(0x51ed);
+    const unsigned char* const keys[] = {kKey1, kKey2};
+    const size_t iv_lens[] = {12, 12, 16, 7, 60};
+    const size_t text_lens[] = {0, 15, 16, 100, 512, 513, 1536, 1537, 4096, 5000};
+    void* ctx = f.newctx(mod.provctx);
+    const unsigned char* in_force = nullptr;
+    for (int step = 0; step < 400; ++step) {
+        const unsigned char* key = in_force != nullptr && rng.below(3) == 0 ? nullptr : keys[rng.below(2)];
+        const unsigned char* effective = key != nullptr ? key : in_force;
+        const std::vector<unsigned char> iv = rng.bytes(iv_lens[rng.below(5)]);
+        const std::vector<unsigned char> aad = rng.bytes(rng.below(3) == 0 ? rng.below(600) : 0);
+        const std::vector<unsigned char> msg = rng.bytes(text_lens[rng.below(10)]);
+        const size_t split = rng.below(2) ? msg.size() : rng.below(msg.size() + 1);
+        INFO("step " << step << ": key " << (key == nullptr ? 0 : key == kKey1 ? 1 : 2) << " iv "
+                     << iv.size() << " aad " << aad.size() << " text " << msg.size() << " split "
+                     << split);
+        // Now and then a message left in the middle, under either key.
+        if (rng.below(4) == 0) {
+            const unsigned char* other = keys[rng.below(2)];
+            REQUIRE(f.einit(ctx, other, 16, iv.data(), iv.size(), nullptr) == 1);
+            std::vector<unsigned char> junk = rng.bytes(1 + rng.below(700)), out(junk.size());
+            size_t n = 0;
+            REQUIRE(f.update(ctx, out.data(), &n, out.size(), junk.data(), junk.size()) == 1);
+            if (key == nullptr) effective = other;
+        }
+        void* fresh = f.newctx(mod.provctx);
+        const Sealed ref = gcm_message(f, fresh, true, effective, iv, aad, msg, {}, msg.size());
+        f.freectx(fresh);
+        REQUIRE(ref.ok);
+        switch (rng.below(3)) {
+            case 0: {
+                const Sealed got = gcm_message(f, ctx, true, key, iv, aad, msg, {}, split);
+                CHECK(got.ok);
+                CHECK(to_hex(got.out) == to_hex(ref.out));
+                CHECK(to_hex(got.tag) == to_hex(ref.tag));
+                break;
+            }
+            case 1: {
+                const Sealed got = gcm_message(f, ctx, false, key, iv, aad, ref.out, ref.tag, split);
+                CHECK(got.ok);
+                CHECK(to_hex(got.out) == to_hex(msg));
+                break;
+            }
+            default: {
+                std::vector<unsigned char> bad = ref.tag;
+                bad[rng.below(16)] ^= 0x40;
+                const Sealed got = gcm_message(f, ctx, false, key, iv, aad, ref.out, bad, split);
+                CHECK_FALSE(got.ok);
+                g_core.clear_errors();
+            }
+        }
+        in_force = effective;
+        // Now and then a copy carries on and the original goes.
+        if (rng.below(5) == 0) {
+            void* copy = f.dupctx(ctx);
+            REQUIRE(copy != nullptr);
+            f.freectx(ctx);
+            ctx = copy;
+        }
+    }
+    f.freectx(ctx);
+}
