@@ -28,7 +28,6 @@
 #include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
-#include "cipher/key_memo.hpp"
 #include "cipher/sm4_ccm_mode.hpp"
 #include "errors.hpp"
 #include "param_integers.hpp"
@@ -52,7 +51,6 @@ constexpr size_t kTlsFixedIvLen = 4;       // EVP_CCM_TLS_FIXED_IV_LEN
 struct CcmCtx {
     const ProvCtx* prov;
     Sm4State sm4;        // engine and key; its counter registers are CTR scratch
-    KeyMemo<kKeyLen> key_memo;  // the key sm4's schedule comes from
     Sm4CcmMessage msg;   // the message under way
     uint8_t iv[16];      // the nonce is its first 15 - l bytes (TLS fills 12)
     uint8_t tag[16];     // decryption: the expected tag
@@ -431,12 +429,7 @@ struct Sm4Ccm {
             ctx->iv_set = true;
         }
         if (key != nullptr) {
-            // The same key again (per message, as `openssl speed` does):
-            // its schedule stays.
-            if (!ctx->key_memo.same(key)) {
-                ctx->sm4.engine->set_key(&ctx->sm4.key, key);
-                ctx->key_memo.remember(key);
-            }
+            ctx->sm4.engine->set_key(&ctx->sm4.key, key);
             ctx->key_set = true;
         }
         apply(ctx, s);

@@ -20,7 +20,6 @@
 #include "cipher/cipher_functions.hpp"
 #include "cipher/cipher_params.hpp"
 #include "cipher/ciphers.hpp"
-#include "cipher/key_memo.hpp"
 #include "cipher/sm4_gcm_mode.hpp"
 #include "constant_time_equal.hpp"
 #include "errors.hpp"
@@ -52,7 +51,6 @@ enum class IvState { kUnset, kBuffered, kInUse, kUsedUp };
 struct GcmCtx {
     const ProvCtx* prov;
     Sm4GcmState gcm;
-    KeyMemo<kKeyLen> key_memo;  // the key gcm's schedule and H come from
     uint8_t iv[kMaxIvLen];
     size_t iv_len;
     IvState iv_state;
@@ -455,12 +453,7 @@ struct Sm4Gcm {
             ctx->iv_gen_rand = false;  // the caller's IV: "iv-generated" reads 0 again
         }
         if (key != nullptr) {
-            // The same key again (per message, as `openssl speed` does):
-            // its schedule, H and H's powers stay.
-            if (!ctx->key_memo.same(key)) {
-                sm4_gcm_set_key(ctx->gcm, key);
-                ctx->key_memo.remember(key);
-            }
+            sm4_gcm_set_key(ctx->gcm, key);
             ctx->key_set = true;
             ctx->tls_records = 0;
             // A message under the old key cannot go on: it restarts from its IV.

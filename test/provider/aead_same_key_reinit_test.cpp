@@ -1,6 +1,7 @@
-// SM4-GCM and SM4-CCM keep their key schedule (GCM: and H) when init gives
-// the key in place again (cipher/key_memo.hpp). Whatever order keys come
-// in, each message must equal a fresh context's under the key given last:
+// SM4-GCM and SM4-CCM re-keyed in any order (every key init runs the
+// schedule, and GCM's H with its powers: docs/DESIGN.md, "No cache of the
+// last key"; a cache was tried and taken out in session 19, this test came
+// with it). Each message must equal a fresh context's under the key given last:
 // the same key again, another key, the first key back, a copy re-keyed, a
 // key given again in the middle of a message (which restarts it from its
 // IV), and a decryption under a key the encryption left in place.
