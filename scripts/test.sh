@@ -7,7 +7,8 @@
 #      plain x86-64)
 #      (CTest).
 #      Then the residue suites (secrets left in registers or on the stack)
-#      again in a build with Debian's package flags (scripts/flags-matrix.sh).
+#      again in builds with Debian's package flags and with clang-14
+#      (scripts/flags-matrix.sh).
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the backend and
 #      EVP suites again. Then a ThreadSanitizer build (scripts/tsan.sh) of
 #      hwaccel.so and the threaded suites only (thread_race_tests,
@@ -72,12 +73,13 @@ step "Release build and tests"
 scripts/build.sh "$top/build"
 (cd build && ctest --output-on-failure -j2)
 
-step "Debian's package flags: the wipe checks (scripts/flags-matrix.sh)"
+step "Debian's package flags and clang-14: the wipe checks (scripts/flags-matrix.sh)"
 # The stack and register wipes are sized by what the compiler spills; a
-# packager's flags (dpkg-buildflags: -O2, stack protector) build other
-# frames than Release's. The residue suites in such a build; the other flag
-# sets (Ubuntu, Fedora with LTO, -Os, -O1, -march=native) are a long run.
-scripts/flags-matrix.sh -s residue debian
+# packager's flags (dpkg-buildflags: -O2, stack protector) and another
+# compiler (clang-14 -O2: it spilled H's powers where GCC does not) build
+# other frames than Release's. The residue suites in such builds; the other
+# flag sets (Ubuntu, Fedora with LTO, -Os, -O1, -march=native) are a long run.
+scripts/flags-matrix.sh -s residue debian clang14
 
 step "ASan + UBSan build and tests"
 scripts/build.sh "$top/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWACCEL_SANITIZE=ON
