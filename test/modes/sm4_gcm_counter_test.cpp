@@ -18,9 +18,14 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
+#include "support/gf128_reference.hpp"
 #include "support/vectors.hpp"
 
 using hwaccel::test::Bytes;
+using hwaccel::test::Gf;
+using hwaccel::test::gf_load;
+using hwaccel::test::gf_mul;
+using hwaccel::test::gf_store;
 using hwaccel::test::Lcg;
 
 namespace {
@@ -39,26 +44,6 @@ Bytes reference_ctr(const hwaccel::Sm4Key& key, const Bytes& in, uint8_t counter
     return out;
 }
 
-// GF(2^128) as GCM writes it (SP 800-38D 6.3): bit 0 is the MSB of byte 0.
-struct Gf {
-    uint64_t hi = 0, lo = 0;
-};
-Gf gf_load(const uint8_t b[16]) { return {hwaccel::load_be64(b), hwaccel::load_be64(b + 8)}; }
-void gf_store(Gf x, uint8_t b[16]) {
-    hwaccel::store_be64(b, x.hi);
-    hwaccel::store_be64(b + 8, x.lo);
-}
-Gf gf_mul(Gf x, Gf y) {
-    Gf z, v = y;
-    for (int i = 0; i < 128; ++i) {
-        const uint64_t bit = i < 64 ? (x.hi >> (63 - i)) & 1 : (x.lo >> (127 - i)) & 1;
-        if (bit) z = {z.hi ^ v.hi, z.lo ^ v.lo};
-        const bool carry = v.lo & 1;
-        v = {v.hi >> 1, (v.lo >> 1) | (v.hi << 63)};
-        if (carry) v.hi ^= 0xe100000000000000ULL;
-    }
-    return z;
-}
 // x^(2^128 - 2) = x^-1: 127 ones then a zero, most significant first.
 Gf gf_inverse(Gf x) {
     Gf r{uint64_t{1} << 63, 0};  // 1

@@ -19,28 +19,16 @@
 #include "hwaccel/bytes.hpp"
 #include "hwaccel/cpu.hpp"
 #include "hwaccel/registry.hpp"
+#include "support/gf128_reference.hpp"
 #include "support/vectors.hpp"
 
 using hwaccel::test::Bytes;
+using hwaccel::test::Gf;
+using hwaccel::test::gf_load;
+using hwaccel::test::gf_mul;
 using hwaccel::test::Lcg;
 
 namespace {
-
-struct Gf {
-    uint64_t hi = 0, lo = 0;
-};
-Gf gf_load(const uint8_t b[16]) { return {hwaccel::load_be64(b), hwaccel::load_be64(b + 8)}; }
-Gf gf_mul(Gf x, Gf y) {
-    Gf z, v = y;
-    for (int i = 0; i < 128; ++i) {
-        const uint64_t bit = i < 64 ? (x.hi >> (63 - i)) & 1 : (x.lo >> (127 - i)) & 1;
-        if (bit) z = {z.hi ^ v.hi, z.lo ^ v.lo};
-        const bool carry = v.lo & 1;
-        v = {v.hi >> 1, (v.lo >> 1) | (v.hi << 63)};
-        if (carry) v.hi ^= 0xe100000000000000ULL;
-    }
-    return z;
-}
 
 // GHASH_H over data zero-padded to whole blocks, continuing from y.
 void ghash_into(Gf h, Gf& y, const uint8_t* data, size_t len) {
