@@ -3,12 +3,16 @@
 # and every undefined symbol is defined by libc, libstdc++, libgcc or libm
 # (or, in a sanitizer build, by its runtime). So one hwaccel.so, built
 # against any OpenSSL 3 headers, loads into libcrypto.so.3 and .so.4 alike.
-# And it is linked with full RELRO (every symbol bound at load).
+# And it is linked with full RELRO (every symbol bound at load). With
+# "static-cxx-runtime" (HWACCEL_STATIC_CXX_RUNTIME, provider/CMakeLists.txt)
+# it must need neither libstdc++ nor libgcc_s, and export nothing but
+# OSSL_provider_init: its private copy of the C++ runtime stays hidden.
 #
-# usage: module_linkage_test.sh path/to/hwaccel.so
+# usage: module_linkage_test.sh path/to/hwaccel.so [static-cxx-runtime]
 set -euo pipefail
 export LC_ALL=C  # sort and join agree on the order
-module=${1:?usage: module_linkage_test.sh MODULE}
+module=${1:?usage: module_linkage_test.sh MODULE [static-cxx-runtime]}
+static_runtime=${2:-}
 fail=0
 allowed_lib() {
     case $1 in
@@ -21,6 +25,16 @@ needed=$(readelf -d "$module" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for lib in $needed; do
     allowed_lib "$lib" || { echo "FAIL: $module needs $lib"; fail=1; }
 done
+if [ "$static_runtime" = static-cxx-runtime ]; then
+    for lib in $needed; do
+        case $lib in
+            libstdc++.so.*|libgcc_s.so.*) echo "FAIL: $module needs $lib (the C++ runtime should be inside)"; fail=1 ;;
+        esac
+    done
+    exported=$(nm -D --defined-only "$module" | awk '{print $NF}' | sort -u | tr '\n' ' ')
+    [ "$exported" = "OSSL_provider_init " ] ||
+        { echo "FAIL: $module exports more than OSSL_provider_init: $exported"; fail=1; }
+fi
 # What the allowed libraries define (found where the loader finds them).
 defined=$(mktemp)
 trap 'rm -f "$defined"' EXIT
@@ -44,5 +58,5 @@ fi
 readelf -lW "$module" | grep -q GNU_RELRO || { echo "FAIL: $module has no GNU_RELRO segment"; fail=1; }
 readelf -dW "$module" | grep -Eq '\(BIND_NOW\)|\(FLAGS(_1)?\).*NOW' ||
     { echo "FAIL: $module is not linked -z now (lazy binding)"; fail=1; }
-[ $fail = 0 ] && echo "ok: $module links no libcrypto (NEEDED: $(echo $needed)), full RELRO"
+[ $fail = 0 ] && echo "ok: $module links no libcrypto (NEEDED: $(echo $needed)), full RELRO${static_runtime:+, C++ runtime inside}"
 exit $fail
