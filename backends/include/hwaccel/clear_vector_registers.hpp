@@ -31,6 +31,11 @@
 #pragma once
 
 namespace hwaccel {
+
+#if defined(__x86_64__) && !defined(__AVX512F__)
+bool cpu_has_xmm16_31();  // hwaccel/cpu.hpp
+#endif
+
 namespace {
 
 #if defined(__x86_64__)
@@ -45,12 +50,13 @@ namespace {
 #endif
 
 #if !defined(__AVX512F__)
-// Asked once per file (not per call): cpuid's answer cannot change.
+// Kept once per file (not asked per call): the answer cannot change. From
+// hwaccel's own CPU detection, once per process, rather than libgcc's
+// __builtin_cpu_supports, whose constructor ran about a dozen CPUID
+// instructions at every load of the module (each a trip to the hypervisor
+// in a VM).
 inline bool cpu_has_avx512f() {
-    static const bool has = [] {
-        __builtin_cpu_init();  // idempotent; safe however early the first call comes
-        return __builtin_cpu_supports("avx512f") != 0;
-    }();
+    static const bool has = cpu_has_xmm16_31();
     return has;
 }
 #endif

@@ -49,6 +49,11 @@ struct CpuFeatures {
 // The features of the running CPU, detected on first use (thread-safe).
 const CpuFeatures& cpu_features();
 
+// Whether this CPU has xmm16-31 (AVX-512F, with the OS saving their state):
+// the CPU's own answer, never a test build's adjusted one, for
+// clear_vector_registers() (which declares it itself, to stay light).
+bool cpu_has_xmm16_31();
+
 // "sha_ni aesni avx2 ..." for humans.
 std::string describe(const CpuFeatures& f);
 
