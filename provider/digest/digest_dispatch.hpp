@@ -213,6 +213,22 @@ class DigestDispatch {
         return 1;
     }
 
+    // OpenSSL 3.0-3.3's EVP_DigestFinal_ex passes the digest's default size
+    // (16 or 32 bytes for SHAKE) as outsz, not the caller's buffer, also
+    // after the caller set a longer xoflen, which that release's manual
+    // allows ("at most EVP_MAX_MD_SIZE bytes will be written unless [the
+    // output length] was set to a larger value by the application"; 3.5's
+    // own CMS code sets 32 and 64 and calls it). There outsz tells nothing,
+    // so an xoflen up to EVP_MAX_MD_SIZE, the room that manual tells every
+    // caller to make, is taken; a longer one is still refused (the default
+    // provider writes whatever xoflen says): EVP_DigestFinalXOF passes the
+    // real length. 3.4+'s EVP passes xoflen itself.
+    static constexpr size_t kEvpMaxMdSize = 64;  // EVP_MAX_MD_SIZE
+    static bool old_evp_final_of_longer_xof(size_t outsz, size_t len) {
+        return Algo::kXof && shake_has_default_length() && outsz == Algo::kDigestSize &&
+               len <= kEvpMaxMdSize;
+    }
+
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
         auto* ctx = static_cast<Ctx*>(vctx);
         if (ctx == nullptr || !require_init(ctx)) return 0;
@@ -229,9 +245,13 @@ class DigestDispatch {
         }
         // A too-small buffer is refused before anything is written, and the
         // context stays usable.
-        if (outsz < len) {
-            raise_error(ctx->prov, kErrOutputBufferTooSmall, "need %zu bytes, have %zu", len,
-                        outsz);
+        if (outsz < len && !old_evp_final_of_longer_xof(outsz, len)) {
+            raise_error(ctx->prov, kErrOutputBufferTooSmall,
+                        Algo::kXof && shake_has_default_length() && outsz == Algo::kDigestSize
+                            ? "need %zu bytes, have %zu (before OpenSSL 3.4 EVP_DigestFinal_ex gives no "
+                              "buffer size: over 64 bytes, use EVP_DigestFinalXOF)"
+                            : "need %zu bytes, have %zu",
+                        len, outsz);
             return 0;
         }
         if (!is_real_buffer(out, len)) {

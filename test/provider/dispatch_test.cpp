@@ -71,8 +71,11 @@ TEST_CASE("dispatch: refusals raise an error and change nothing", "[dispatch][er
         const bool xof = f.set_ctx_params != nullptr;
         void* ctx = f.newctx(m.provctx);
         REQUIRE(ctx != nullptr);
-        // An explicit XOF length: OpenSSL 3.4+ has no default.
-        size_t xoflen = 24;
+        // An explicit XOF length (OpenSSL 3.4+ has no default), below both
+        // SHAKEs' default sizes: the probe below then never offers the one
+        // buffer size that 3.0-3.3's EVP_DigestFinal_ex passes whatever the
+        // length (the next test case).
+        size_t xoflen = 12;
         OSSL_PARAM len_param[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
         REQUIRE(f.init(ctx, xof ? len_param : nullptr) == 1);
         REQUIRE(f.update(ctx, reinterpret_cast<const unsigned char*>("abc"), 3) == 1);
@@ -172,6 +175,53 @@ TEST_CASE("dispatch: cipher refusals raise an error and write nothing", "[dispat
         CHECK(outl == 777);
         for (unsigned char c : out) CHECK(c == 0xee);
         f.freectx(ctx);
+    }
+}
+
+// OpenSSL 3.0-3.3's EVP_DigestFinal_ex passes SHAKE's default size (16 or
+// 32) as the buffer size whatever xoflen the caller set: on those releases
+// that size with a longer xoflen up to EVP_MAX_MD_SIZE writes xoflen bytes;
+// one byte less, or a longer xoflen, is refused. On 3.4+ the size is real.
+TEST_CASE("dispatch: SHAKE final with the default size as outsz, per running OpenSSL", "[dispatch][xof][versions]") {
+    g_core = FakeCore{};
+    Module m;
+    REQUIRE(m.init_result == 1);
+    const bool old_evp = OpenSSL_version_num() < 0x30400000L;
+    INFO(OpenSSL_version(OPENSSL_VERSION));
+    for (const auto& [name, default_size] : {std::pair<const char*, size_t>{"SHAKE-128", 16}, {"SHAKE-256", 32}}) {
+        INFO(name);
+        DigestFns f(m.digest(name));
+        for (size_t xoflen : {default_size + 1, size_t{48}, size_t{64}, size_t{65}}) {
+            INFO("xoflen " << xoflen);
+            OSSL_PARAM len_param[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
+            void* ctx = f.newctx(m.provctx);
+            REQUIRE(ctx != nullptr);
+            REQUIRE(f.init(ctx, len_param) == 1);
+            REQUIRE(f.update(ctx, reinterpret_cast<const unsigned char*>("abc"), 3) == 1);
+            unsigned char out[100], want[100];
+            size_t outl = 12345;
+            g_core.errors.clear();
+            void* dup = f.dupctx(ctx);
+            CHECK(f.final(dup, out, &outl, default_size - 1) == 0);  // on no release
+            f.freectx(dup);
+            const int rc = f.final(ctx, out, &outl, default_size);
+            if (old_evp && xoflen <= 64) {
+                REQUIRE(rc == 1);
+                CHECK(outl == xoflen);
+                void* ref = f.newctx(m.provctx);
+                REQUIRE(f.init(ref, len_param) == 1);
+                REQUIRE(f.update(ref, reinterpret_cast<const unsigned char*>("abc"), 3) == 1);
+                REQUIRE(f.final(ref, want, &outl, sizeof want) == 1);
+                CHECK(std::memcmp(out, want, xoflen) == 0);
+                f.freectx(ref);
+            } else {
+                CHECK(rc == 0);
+                CHECK(outl == 12345);
+                REQUIRE(!g_core.errors.empty());
+                if (old_evp) CHECK_THAT(g_core.errors.back(), Catch::Contains("EVP_DigestFinalXOF"));
+            }
+            f.freectx(ctx);
+        }
     }
 }
 
