@@ -224,9 +224,8 @@ class DigestDispatch {
     // provider writes whatever xoflen says): EVP_DigestFinalXOF passes the
     // real length. 3.4+'s EVP passes xoflen itself.
     static constexpr size_t kEvpMaxMdSize = 64;  // EVP_MAX_MD_SIZE
-    static bool old_evp_final_of_longer_xof(size_t outsz, size_t len) {
-        return Algo::kXof && shake_has_default_length() && outsz == Algo::kDigestSize &&
-               len <= kEvpMaxMdSize;
+    static bool outsz_may_be_old_evp_default(size_t outsz) {
+        return Algo::kXof && shake_has_default_length() && outsz == Algo::kDigestSize;
     }
 
     static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
@@ -245,9 +244,10 @@ class DigestDispatch {
         }
         // A too-small buffer is refused before anything is written, and the
         // context stays usable.
-        if (outsz < len && !old_evp_final_of_longer_xof(outsz, len)) {
+        const bool old_evp_default = outsz_may_be_old_evp_default(outsz);
+        if (outsz < len && !(old_evp_default && len <= kEvpMaxMdSize)) {
             raise_error(ctx->prov, kErrOutputBufferTooSmall,
-                        Algo::kXof && shake_has_default_length() && outsz == Algo::kDigestSize
+                        old_evp_default
                             ? "need %zu bytes, have %zu (before OpenSSL 3.4 EVP_DigestFinal_ex gives no "
                               "buffer size: over 64 bytes, use EVP_DigestFinalXOF)"
                             : "need %zu bytes, have %zu",
