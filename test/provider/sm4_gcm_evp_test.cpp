@@ -635,6 +635,49 @@ TEST_CASE("SM4-GCM TLS records (tlsivfixed, tlsaad, tlsivgen/tlsivinv) equal the
     }
 }
 
+// A TLS record ends its message: the IV it used is spent, so text through
+// update afterwards is refused (nothing written) until an IV is set, as the
+// default provider does (its IV state "finished"). Found by
+// scripts/mutation-sweep.py: without the record's end the context went on
+// encrypting under the record's IV.
+TEST_CASE("SM4-GCM: after a TLS record, text needs a new IV", "[gcm][tls][bad-input]") {
+    LoadedProvider prov;
+    CipherPtr ours = prov.cipher("SM4-GCM");
+    CipherPtr theirs = default_gcm(prov);
+    Lcg rng(1250);
+    const Bytes key = rng.bytes(16), iv = rng.bytes(12);
+    for (const EVP_CIPHER* c : {ours.get(), theirs.get()}) {
+        if (c == nullptr) continue;
+        INFO((c == ours.get() ? "hwaccel" : "default"));
+        for (bool encrypting : {true, false}) {
+            INFO((encrypting ? "encrypting" : "decrypting"));
+            CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+            REQUIRE(EVP_CipherInit_ex2(ctx.get(), c, key.data(), nullptr, encrypting ? 1 : 0, nullptr) == 1);
+            Bytes whole_iv = iv;
+            REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, whole_iv.data()) == 1);
+            const size_t len = 8 + 32 + 16;
+            const size_t header_len = encrypting ? 8 + 32 : len;
+            unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, static_cast<unsigned char>(header_len)};
+            REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16);
+            Bytes record = rng.bytes(len);
+            int n = -1;
+            // Decryption fails its tag on these random bytes; the message ends all the same.
+            const int rc = EVP_CipherUpdate(ctx.get(), record.data(), &n, record.data(), static_cast<int>(len));
+            CHECK(rc == (encrypting ? 1 : 0));
+            ERR_clear_error();
+            Bytes in = rng.bytes(32), out(32, 0xA5);
+            n = -1;
+            CHECK(EVP_CipherUpdate(ctx.get(), out.data(), &n, in.data(), 32) != 1);
+            CHECK(out == Bytes(32, 0xA5));
+            ERR_clear_error();
+            // A new IV starts a new message.
+            REQUIRE(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv.data(), -1, nullptr) == 1);
+            CHECK(EVP_CipherUpdate(ctx.get(), out.data(), &n, in.data(), 32) == 1);
+            CHECK(n == 32);
+        }
+    }
+}
+
 TEST_CASE("SM4-GCM tlsivgen counts the invocation field; tlsivinv takes it", "[gcm][tls]") {
     LoadedProvider prov;
     CipherPtr c = prov.cipher("SM4-GCM");
