@@ -36,8 +36,8 @@ struct State {
     char step_site[256] = "";
     bool step_in_provider = false;
     const char* provider_prefix = nullptr;
-    std::string watched;          // bytes looked for in every freed block
-    std::string watched_found_at;  // "file:line" of a freed block holding them
+    std::vector<Watched> watched;  // byte strings looked for in every freed block
+    std::string watched_found_at;  // what was found, and the "file:line" of the freed block
     long live = 0;
     long serial = 0;
     Header list{&list, &list, nullptr, 0, false, 0, 0};  // sentinel of the live blocks
@@ -77,6 +77,16 @@ bool refuse(const char* file, int line) {
 void* block_of(Header* h) { return h + 1; }
 Header* header_of(void* p) { return static_cast<Header*>(p) - 1; }
 
+// "NAME in file:line" if the block holds one of the patterns, else "".
+std::string block_holding(Header* h, const std::vector<Watched>& patterns) {
+    for (const Watched& w : patterns) {
+        if (w.bytes.empty() || memmem(block_of(h), h->size, w.bytes.data(), w.bytes.size()) == nullptr) continue;
+        const std::string site = std::string(h->file ? h->file : "?") + ":" + std::to_string(h->line);
+        return w.name.empty() ? site : w.name + " in " + site;
+    }
+    return "";
+}
+
 void* failing_malloc(size_t n, const char* file, int line) {
     if (refuse(file, line)) return nullptr;
     auto* h = static_cast<Header*>(std::malloc(sizeof(Header) + n));
@@ -95,10 +105,8 @@ void failing_free(void* p, const char*, int) {
     if (p == nullptr) return;
     Header* h = header_of(p);
     if (h->counted) --state.live;
-    const std::string& w = state.watched;
-    if (!w.empty() && state.watched_found_at.empty() &&
-        memmem(p, h->size, w.data(), w.size()) != nullptr)
-        state.watched_found_at = std::string(h->file ? h->file : "?") + ":" + std::to_string(h->line);
+    if (!state.watched.empty() && state.watched_found_at.empty())
+        state.watched_found_at = block_holding(h, state.watched);
     unlink(h);
     std::free(h);
 }
@@ -155,8 +163,20 @@ Refusals take_refusals() {
 }
 
 void watch_freed_blocks_for(const std::string& bytes) {
-    state.watched = bytes;
+    watch_freed_blocks_for(bytes.empty() ? std::vector<Watched>{} : std::vector<Watched>{{"", bytes}});
+}
+void watch_freed_blocks_for(const std::vector<Watched>& patterns) {
+    state.watched = patterns;
     state.watched_found_at.clear();
+}
+
+std::string live_block_holding(long serial, const std::vector<Watched>& patterns) {
+    for (Header* h = state.list.next; h != &state.list; h = h->next) {
+        if (!h->counted || h->serial <= serial) continue;
+        const std::string found = block_holding(h, patterns);
+        if (!found.empty()) return found;
+    }
+    return "";
 }
 std::string freed_block_holding_watched() { return state.watched_found_at; }
 

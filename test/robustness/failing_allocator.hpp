@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace hwaccel::test {
 
@@ -43,6 +44,20 @@ Refusals take_refusals();
 // them, or "" if none did since the last watch_freed_blocks_for.
 void watch_freed_blocks_for(const std::string& bytes);
 std::string freed_block_holding_watched();
+
+// Several byte strings, each with a name for the report: every block freed
+// from now on is searched for each; freed_block_holding_watched() then says
+// "NAME in file:line" of the first found.
+struct Watched {
+    std::string name;
+    std::string bytes;
+};
+void watch_freed_blocks_for(const std::vector<Watched>& patterns);
+
+// The counted blocks still live that were allocated after `serial`
+// (allocation_serial()), searched for each pattern: "NAME in file:line" of
+// the first found, or "".
+std::string live_block_holding(long serial, const std::vector<Watched>& patterns);
 
 // Blocks currently allocated through OpenSSL's allocator, except those of
 // the error queue's own buffers (libcrypto keeps them for reuse).

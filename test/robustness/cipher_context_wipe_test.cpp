@@ -1,0 +1,174 @@
+// What a cipher context leaves behind: the allocator sees every block hwaccel
+// (and libcrypto) frees and every block still live, and searches them for
+// the secrets of a message: the key's first round keys (every engine keeps
+// the standard schedule in Sm4Key::enc), the plaintext, the keystream (stream
+// modes and the AEADs: ciphertext ^ plaintext) and XTS's first tweak. Freed
+// contexts must hold none (abandoned mid-message, finished, copied, re-keyed,
+// decrypting); a live context must hold no trace of a key it was re-keyed
+// away from, and an AEAD's none of a message whose tag is done ("the message
+// is over, whatever its outcome: nothing of it stays").
+//
+// Written after scripts/mutation-sweep.py found wipes whose removal no test
+// noticed (the freed-context test covered digests only).
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "failing_allocator.hpp"
+#include "generic/generic_engines.hpp"
+#include "hwaccel/engines.hpp"
+#include "provider_fixture.hpp"
+
+using namespace hwaccel::test;
+
+namespace {
+
+struct Mode {
+    const char* name;
+    size_t key_len;
+    size_t iv_len;
+    size_t len;   // the message: a partial last block where the mode takes one
+    bool stream;  // ciphertext ^ plaintext is keystream
+    bool aead;
+    bool ccm;
+};
+const Mode kModes[] = {
+    {"SM4-ECB", 16, 0, 160, false, false, false}, {"SM4-CBC", 16, 16, 160, false, false, false},
+    {"SM4-CFB", 16, 16, 150, true, false, false},  {"SM4-OFB", 16, 16, 150, true, false, false},
+    {"SM4-CTR", 16, 16, 150, true, false, false},  {"SM4-GCM", 16, 12, 150, true, true, false},
+    {"SM4-CCM", 16, 12, 150, true, true, true},    {"SM4-XTS", 32, 16, 150, false, false, false},
+};
+constexpr size_t kMaxLen = 160;
+constexpr int kCcmTag = 16;
+
+std::string bytes_of(const unsigned char* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
+
+std::string pattern(size_t n, unsigned seed) {
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + seed * 29 + 7) & 0xFF);
+    return s;
+}
+
+// The first four round keys of a 16-byte key, as the engines store them.
+std::string round_keys(const std::string& key) {
+    hwaccel::Sm4Key k{};
+    hwaccel::generic::sm4.set_key(&k, reinterpret_cast<const uint8_t*>(key.data()));
+    return bytes_of(reinterpret_cast<const unsigned char*>(k.enc), 16);
+}
+
+void init(EVP_CIPHER_CTX* ctx, const EVP_CIPHER* c, const Mode& m, const std::string& key, const std::string& iv,
+          int enc) {
+    REQUIRE(EVP_CipherInit_ex2(ctx, c, nullptr, nullptr, enc, nullptr) == 1);
+    if (m.aead) REQUIRE(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(m.iv_len), nullptr) == 1);
+    if (m.ccm) {
+        std::vector<unsigned char> tag(kCcmTag, 0);
+        REQUIRE(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, kCcmTag, enc ? nullptr : tag.data()) == 1);
+    }
+    REQUIRE(EVP_CipherInit_ex2(ctx, nullptr, reinterpret_cast<const unsigned char*>(key.data()),
+                               m.iv_len ? reinterpret_cast<const unsigned char*>(iv.data()) : nullptr, enc,
+                               nullptr) == 1);
+    if (!m.aead) EVP_CIPHER_CTX_set_padding(ctx, 0);
+}
+
+// `len` bytes of `in` through update (CCM: the whole message, once).
+std::string update(EVP_CIPHER_CTX* ctx, const std::string& in, size_t len) {
+    std::vector<unsigned char> out(len + 32);
+    int n = 0;
+    REQUIRE(EVP_CipherUpdate(ctx, out.data(), &n, reinterpret_cast<const unsigned char*>(in.data()),
+                             static_cast<int>(len)) == 1);
+    return bytes_of(out.data(), static_cast<size_t>(n));
+}
+
+}  // namespace
+
+TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", "[wipe]") {
+    const std::string key = pattern(32, 1), other_key = pattern(32, 2), iv = pattern(16, 3);
+    const std::string text = pattern(kMaxLen, 4);
+    for (const std::string& engines : engine_selections({"sm4", "ghash"})) {
+        LoadedProvider prov(engines);
+        for (const Mode& m : kModes) {
+            INFO(m.name << " under engines '" << engines << "'");
+            CipherPtr c = prov.cipher(m.name);
+            // The ciphertext, to know the keystream, and XTS's first tweak.
+            std::string cipher_text;
+            {
+                CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+                init(ctx.get(), c.get(), m, key, iv, 1);
+                cipher_text = update(ctx.get(), text, m.len);
+                REQUIRE(cipher_text.size() == m.len);
+            }
+            // The message's secrets, then the key's.
+            std::vector<Watched> message = {{"plaintext", text.substr(40, 24)}};
+            std::vector<Watched> secrets = {{"round keys", round_keys(key.substr(0, 16))}};
+            if (m.key_len == 32) {
+                secrets.push_back({"second key's round keys", round_keys(key.substr(16, 16))});
+                CipherPtr ecb = prov.default_cipher("SM4-ECB");
+                CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+                REQUIRE(EVP_EncryptInit_ex2(ctx.get(), ecb.get(),
+                                            reinterpret_cast<const unsigned char*>(key.data()) + 16, nullptr,
+                                            nullptr) == 1);
+                message.push_back({"first tweak", update(ctx.get(), iv, 16)});
+            }
+            if (m.stream) {
+                // A whole block of it, and the used part of the last one
+                // (which a context keeps apart from the rest).
+                auto keystream = [&](size_t from, size_t to) {
+                    std::string k(to - from, '\0');
+                    for (size_t i = from; i < to; ++i) k[i - from] = static_cast<char>(cipher_text[i] ^ text[i]);
+                    return k;
+                };
+                message.push_back({"keystream", keystream(48, 64)});
+                message.push_back({"last block's keystream", keystream(m.len - m.len % 16, m.len)});
+            }
+            secrets.insert(secrets.end(), message.begin(), message.end());
+            const size_t part = m.ccm ? m.len : 80;  // CCM takes its payload in one update
+
+            watch_freed_blocks_for(secrets);
+            {
+                CipherCtxPtr abandoned(EVP_CIPHER_CTX_new());
+                init(abandoned.get(), c.get(), m, key, iv, 1);
+                update(abandoned.get(), text, part);
+                CipherCtxPtr copy(EVP_CIPHER_CTX_new());
+                REQUIRE(EVP_CIPHER_CTX_copy(copy.get(), abandoned.get()) == 1);
+                CipherCtxPtr decrypting(EVP_CIPHER_CTX_new());
+                init(decrypting.get(), c.get(), m, key, iv, 0);
+                if (!m.ccm) update(decrypting.get(), cipher_text, part);  // CCM would need its tag
+            }
+            CHECK(freed_block_holding_watched() == "");
+
+            // A context re-keyed keeps nothing of the old key's message or
+            // schedule, and frees nothing of it later.
+            watch_freed_blocks_for(secrets);
+            {
+                const long serial = allocation_serial();
+                CipherCtxPtr rekeyed(EVP_CIPHER_CTX_new());
+                init(rekeyed.get(), c.get(), m, key, iv, 1);
+                update(rekeyed.get(), text, part);
+                init(rekeyed.get(), c.get(), m, other_key, iv, 1);
+                CHECK(live_block_holding(serial, secrets) == "");
+            }
+            CHECK(freed_block_holding_watched() == "");
+
+            // An AEAD's message is over with its tag: its context holds
+            // nothing of it while it lives (the key stays for the next
+            // message), nor anything when it is freed.
+            watch_freed_blocks_for(secrets);
+            {
+                const long serial = allocation_serial();
+                CipherCtxPtr finished(EVP_CIPHER_CTX_new());
+                init(finished.get(), c.get(), m, key, iv, 1);
+                update(finished.get(), text, m.len);
+                unsigned char tail[32];
+                int n = 0;
+                REQUIRE(EVP_CipherFinal_ex(finished.get(), tail, &n) == 1);
+                if (m.aead) CHECK(live_block_holding(serial, message) == "");
+            }
+            CHECK(freed_block_holding_watched() == "");
+            watch_freed_blocks_for("");
+        }
+    }
+}
