@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Mutation testing: does a test fail when the code is wrong?
 
-usage: scripts/mutation-sweep.py [--build DIR]... [--tests REGEX] [--minutes M]
-                                 [--max N] [--seed S] [--list] LOG FILE...
+usage: scripts/mutation-sweep.py [--build DIR]... [--target T]... [--tests REGEX]
+                                 [--minutes M] [--max N] [--seed S] [--ops OPS]
+                                 [--only REGEX] [--list] LOG FILE...
 
 Makes one small change at a time to the given source files (a comparison
 turned around or made strict, && for ||, a return value flipped, + for -, a
@@ -118,10 +119,15 @@ def run(cmd, timeout, cwd=None):
         return None
 
 
-def build_and_test(builds, tests, test_timeout):
+def build(b, targets):
+    cmd = ["cmake", "--build", b, "-j", str(os.cpu_count() or 2)]
+    return run(cmd + (["--target"] + targets if targets else []), 900)
+
+
+def build_and_test(builds, targets, tests, test_timeout):
     """'nobuild', 'killed', 'timeout' or 'survived'."""
     for b in builds:
-        if run(["cmake", "--build", b, "-j", str(os.cpu_count() or 2)], 900) != 0:
+        if build(b, targets) != 0:
             return "nobuild"
     for b in builds:
         rc = run(["ctest", "--test-dir", b, "-R", tests, "-j", str(os.cpu_count() or 2),
@@ -139,10 +145,14 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--build", action="append", help="build directory (repeatable); default TOP/build")
     ap.add_argument("--tests", default=DEFAULT_TESTS, help="ctest -R regex")
+    ap.add_argument("--target", action="append", default=[],
+                    help="build only this target (repeatable; default: everything): what the tests run")
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--max", type=int, default=0, help="at most this many mutants (0: no limit)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--test-timeout", type=int, default=300)
+    ap.add_argument("--ops", help="only these operators, comma-separated (rel,eq,logic,arith,ret,not,delete)")
+    ap.add_argument("--only", help="only mutants of lines matching this regex (e.g. 'wipe|secure_zero')")
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
     a = ap.parse_args()
     builds = [os.path.abspath(b) for b in (a.build or [os.path.join(TOP, "build")])]
@@ -151,6 +161,10 @@ def main():
     mutants = []
     for f in files:
         mutants += mutants_of(os.path.join(TOP, f))
+    if a.ops:
+        mutants = [m for m in mutants if m[2] in a.ops.split(",")]
+    if a.only:
+        mutants = [m for m in mutants if re.search(a.only, m[3])]
     random.Random(a.seed).shuffle(mutants)
     if a.list:
         for path, n, name, before, after in mutants:
@@ -181,7 +195,7 @@ def main():
 
     log = open(a.log, "a")
     start = time.time()
-    baseline = build_and_test(builds, a.tests, a.test_timeout)
+    baseline = build_and_test(builds, a.target, a.tests, a.test_timeout)
     log.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {len(mutants)} mutants of {len(files)} files, "
               f"seed {a.seed}, tests {a.tests}, builds {builds}; unchanged tree: {baseline} "
               f"({time.time() - start:.0f} s)\n")
@@ -206,7 +220,7 @@ def main():
             fh.write("\n".join(lines))
         t0 = time.time()
         try:
-            result = build_and_test(builds, a.tests, a.test_timeout)
+            result = build_and_test(builds, a.target, a.tests, a.test_timeout)
         finally:
             restore()
         done += 1
@@ -220,7 +234,7 @@ def main():
 
     # Put the build back in step with the unchanged sources.
     for b in builds:
-        run(["cmake", "--build", b, "-j", str(os.cpu_count() or 2)], 900)
+        build(b, a.target)
     tested = counts.get("killed", 0) + counts.get("survived", 0) + counts.get("timeout", 0)
     score = 100.0 * (tested - counts.get("survived", 0)) / tested if tested else 0.0
     summary = (f"# {done} mutants in {(time.time() - start) / 60:.1f} min: "
