@@ -553,11 +553,18 @@ struct Sm4Gcm {
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) == 0) {
                 ok = hwaccel::params::set_size_t(p, ctx->tls_aad_pad);
             } else if (std::strcmp(key, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) == 0) {
-                if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
-                    !get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size))
+                // Refused with an error, where the default provider refuses
+                // without one.
+                if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING) {
+                    ok = false;
+                } else if (!get_iv_gen(ctx, static_cast<uint8_t*>(p->data), p->data_size)) {
+                    raise_error(ctx->prov, kErrFailedToGetParameter,
+                                "tlsivgen needs a key, a tlsivfixed and an IV of at least %zu bytes",
+                                kTlsExplicitIvLen);
                     return 0;
+                }
             } else if (std::strcmp(key, kIvGenerated) == 0) {
-                if (!hwaccel::params::set_uint(p, ctx->iv_gen_rand ? 1 : 0)) return 0;
+                ok = hwaccel::params::set_uint(p, ctx->iv_gen_rand ? 1 : 0);
             }
             if (!ok) {
                 raise_error(ctx->prov, kErrFailedToSetParameter, "cannot return %s", key);
