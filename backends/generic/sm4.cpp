@@ -418,7 +418,10 @@ public:
         }
         secure_zero(&t, sizeof t);
         burn_stack_call();
-        st.store_reversed(out, n);  // the state now holds only the output
+        st.store_reversed(out, n);
+        // The state now holds only the output, which is keystream where the
+        // caller makes it (CTR, GCM's H and counters, CCM, XTS's tweaks).
+        secure_zero(&st, sizeof st);
     }
 
 private:
@@ -469,6 +472,7 @@ public:
             transpose8(a);
             for (size_t b = 0; b < n; ++b) store_be32(out + 16 * b + 4 * w, a[b]);
         }
+        secure_zero(p, sizeof p);  // the output: keystream where the caller makes it (CTR, GCM, CCM)
     }
 
 private:
@@ -566,6 +570,12 @@ inline uint64_t load_be64(const uint8_t* p) {
 
 // --- modes ------------------------------------------------------------------------
 
+// Every mode ends with the scratch registers and the stack below it wiped:
+// ecb makes keystream for the provider's modes (GCM's H and counter blocks,
+// CCM, XTS's tweaks), and a GPR held a word of it after the call
+// (message_stack_residue_test). The kernels' states are wiped by themselves.
+constexpr size_t kModeWipeBytes = wipe_bytes(512);
+
 void ecb(const uint32_t rk[32], uint8_t* out, const uint8_t* in, size_t nblocks) {
     const Kernels kernels(rk, nblocks);
     while (nblocks > 0) {
@@ -604,6 +614,7 @@ void ctr(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uin
     store_be64(counter + 8, lo);
     secure_zero(buf, sizeof buf);
     clear_vector_registers();  // the bitsliced state and round keys
+    hwaccel_wipe_stack_and_scratch_registers(kModeWipeBytes);
 }
 
 void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblocks, uint8_t iv[16]) {
@@ -625,6 +636,7 @@ void cbc_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblo
     }
     secure_zero(buf, sizeof buf);
     clear_vector_registers();  // the bitsliced state and round keys
+    hwaccel_wipe_stack_and_scratch_registers(kModeWipeBytes);
 }
 
 // CFB128: P_i = C_i ^ E(C_{i-1}), all E inputs known up front.
@@ -644,6 +656,7 @@ void cfb_decrypt(const Sm4Key* key, uint8_t* out, const uint8_t* in, size_t nblo
     }
     secure_zero(buf, sizeof buf);
     clear_vector_registers();  // the bitsliced state and round keys
+    hwaccel_wipe_stack_and_scratch_registers(kModeWipeBytes);
 }
 
 bool always(const CpuFeatures&) { return true; }
@@ -653,6 +666,7 @@ bool always(const CpuFeatures&) { return true; }
 void ecb_entry(const Sm4Key* key, Sm4Direction direction, uint8_t* out, const uint8_t* in, size_t nblocks) {
     ecb(direction == Sm4Direction::kDecrypt ? key->dec : key->enc, out, in, nblocks);
     clear_vector_registers();
+    hwaccel_wipe_stack_and_scratch_registers(kModeWipeBytes);
 }
 void encrypt_block_entry(const Sm4Key* key, uint8_t out[16], const uint8_t in[16]) {
     encrypt_block_wiped(key->enc, out, in);
