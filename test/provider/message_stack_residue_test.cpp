@@ -93,27 +93,6 @@ std::vector<uint8_t> encrypt_block(const uint8_t* key, const uint8_t block[16]) 
     return out;
 }
 
-// Residue this test finds and that is not mended yet: the mode, the engine
-// and the direction, with what is left. The test tells them apart from new
-// findings (a listed gap is reported as a warning; one no longer found fails,
-// so the list stays true). docs/testing.md says what is being done.
-struct KnownGap {
-    const char* mode;
-    const char* engine;
-    bool encrypt;
-    const char* what;
-};
-const KnownGap kKnownGaps[] = {
-    {"SM4-CFB", "gfni-avx512", false, "a block of keystream in the engine's CFB-decryption frame"},
-    {"SM4-XTS", "gfni-avx512", true, "a tweak times x^8 (a shifted copy of the first), in the engine's XTS frames"},
-    {"SM4-XTS", "gfni-avx512", false, "a tweak times x^8 (a shifted copy of the first), in the engine's XTS frames"},
-};
-const KnownGap* known_gap(const char* mode, const char* engine, bool encrypt) {
-    for (const KnownGap& g : kKnownGaps)
-        if (std::strcmp(g.mode, mode) == 0 && std::strcmp(g.engine, engine) == 0 && g.encrypt == encrypt) return &g;
-    return nullptr;
-}
-
 std::vector<const hwaccel::Sm4Engine*> sm4_engines_here() {
     std::vector<const hwaccel::Sm4Engine*> list;
     for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines())
@@ -242,16 +221,6 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                 INFO((g_core.errors.empty() ? "" : g_core.errors.back()));
                 REQUIRE(c.result == 1);
                 fns.freectx(vctx);
-                const KnownGap* gap = known_gap(mode.name, engine->name, encrypt);
-                if (gap != nullptr && !registers_only) {
-                    const std::string found = update + final;
-                    if (found.empty())
-                        FAIL_CHECK("a known gap is no longer found: remove it from kKnownGaps");
-                    else
-                        WARN("known residue gap, " << mode.name << " on " << engine->name << ": " << gap->what
-                                                   << " (" << found << ")");
-                    continue;
-                }
                 CHECK(update == "");
                 CHECK(final == "");
             }
