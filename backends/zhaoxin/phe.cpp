@@ -39,6 +39,7 @@
 #include <cstring>
 
 #include "hwaccel/bytes.hpp"
+#include "hwaccel/clear_vector_registers.hpp"
 #include "hwaccel/cpu.hpp"
 #include "zhaoxin/phe_engines.hpp"
 
@@ -83,6 +84,9 @@ void sha1_blocks(uint32_t state[5], const uint8_t* data, size_t nblocks) {
                          PHE_OPERANDS(mode, nblocks, data, area));
     std::memcpy(state, s.words, 5 * sizeof(uint32_t));
     secure_zero(&s, sizeof s);  // chaining values of e.g. an HMAC key
+    // GCC copies the state in and out through xmm registers, and the state
+    // the caller keeps is not a message's last (digest_stack_residue_test).
+    clear_vector_registers();
 }
 
 void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
@@ -95,6 +99,7 @@ void sha256_blocks(uint32_t state[8], const uint8_t* data, size_t nblocks) {
                          PHE_OPERANDS(mode, nblocks, data, area));
     std::memcpy(state, s.words, 8 * sizeof(uint32_t));
     secure_zero(&s, sizeof s);
+    clear_vector_registers();  // as sha1_blocks
 }
 
 #undef PHE_OPERANDS

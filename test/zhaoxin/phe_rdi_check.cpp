@@ -22,6 +22,12 @@
 #include "phe_model.hpp"
 #include "zhaoxin/phe_engines.hpp"
 
+// phe.cpp is compiled into this program alone, without the backends' CPU
+// detection, which its clear_vector_registers() asks whether xmm16-31 exist.
+namespace hwaccel {
+bool cpu_has_xmm16_31() { return __builtin_cpu_supports("avx512f"); }
+}  // namespace hwaccel
+
 namespace {
 
 // The child's exit code for wrong digests; any other non-zero one (ASan's
