@@ -477,6 +477,19 @@ const std::vector<DRow>& digest_rows() {
      "default refuses without an error", kSerializable,
      [](DigestEnv& e) { auto st = saved_state(e); st[8 + (st.size() == 120 ? 0 : 8)] ^= 4;
                         return e.f.deserialize(e.ctx, st.data(), st.size()); }},
+    // A SHA-2 state counts bits, hwaccel whole bytes; a SHA-3 state marked
+    // finished (xof_state 2) cannot be continued (scripts/mutation-sweep.py
+    // found both checks untested).
+    {"deserialize", "mid-message", kDMid, "a SHA-2 bit count that is not whole bytes, a SHA-3 state after final",
+     Outcome::kRefused, kErrInvalidParameter, "default loads the SHA-2 one", kSerializable,
+     [](DigestEnv& e) { auto st = saved_state(e);
+                        if (st.size() == 120) st[48] ^= 1;  // the bit count's low byte (little-endian)
+                        else st[48] = 2;                    // xof_state: FINAL
+                        return e.f.deserialize(e.ctx, st.data(), st.size()); }},
+    {"deserialize", "initialised", kDInitialised, "the state of an empty message", Outcome::kAccepted, 0, nullptr,
+     kSerializable,
+     [](DigestEnv& e) { const auto st = saved_state(e); return e.f.deserialize(e.ctx, st.data(), st.size()); },
+     [](DigestEnv& e) { (void)e; return 1; }},
     {"deserialize", "never initialised", kDNew, "a mid-message state before init", Outcome::kRefused, kErrNotInitialised,
      "default loads it", kSerializable,
      [](DigestEnv& e) { void* src = e.make(kDMid);
