@@ -138,11 +138,9 @@ void xts_blocks(const Sm4XtsKey& key, Sm4Direction direction, Tweak& t, uint8_t*
     secure_zero(tweaks, (used + 7) / 8 * 8 * kBlock);
 }
 
-// Not inlined: its frame (and xts_blocks') lies below sm4_xts's, where the
-// wipe after it reaches.
 template <XtsStandard S>
-[[gnu::noinline]] void xts_unit(const Sm4XtsKey& key, Sm4Direction direction, const uint8_t iv[16], uint8_t* out,
-                                const uint8_t* in, size_t len) {
+void xts_unit(const Sm4XtsKey& key, Sm4Direction direction, const uint8_t iv[16], uint8_t* out,
+              const uint8_t* in, size_t len) {
     uint8_t first[kBlock];
     key.engine->encrypt_block(&key.tweak, first, iv);
     Tweak t = load_tweak<S>(first);
@@ -175,14 +173,28 @@ template <XtsStandard S>
     secure_zero(&t_last, sizeof t_last);
 }
 
-}  // namespace
-
-void sm4_xts(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
-             const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
+// xts_unit in a frame of its own, below its caller's, where a wipe after it
+// reaches.
+[[gnu::noinline]] void xts_unit_apart(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
+                                      const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
     if (standard == XtsStandard::kIeee)
         xts_unit<XtsStandard::kIeee>(key, direction, iv, out, in, len);
     else
         xts_unit<XtsStandard::kGb>(key, direction, iv, out, in, len);
+}
+
+}  // namespace
+
+void sm4_xts(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
+             const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
+    if (key.engine->xts != nullptr) {
+        if (standard == XtsStandard::kIeee)
+            xts_unit<XtsStandard::kIeee>(key, direction, iv, out, in, len);
+        else
+            xts_unit<XtsStandard::kGb>(key, direction, iv, out, in, len);
+        return;
+    }
+    xts_unit_apart(key, standard, direction, iv, out, in, len);
     // Over an engine without its own XTS (the portable one) xts_blocks runs
     // its tweak buffer through ECB, and GCC keeps copies of the tweak (a
     // secret: E_K2(IV) and its multiples) in spill slots at the bottom of
@@ -191,7 +203,7 @@ void sm4_xts(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
     // wipe costs about 130 TSC ticks (Zen 5), little beside that engine's
     // bitsliced ECB; over an engine with its own XTS the same test finds
     // nothing in these frames, and a 256-byte unit would pay 20% for it.
-    if (key.engine->xts == nullptr) hwaccel_wipe_stack_and_scratch_registers(kXtsFrameBytes);
+    hwaccel_wipe_stack_and_scratch_registers(kXtsFrameBytes);
 }
 
 }  // namespace hwaccel
