@@ -27,6 +27,7 @@
 
 #if defined(__x86_64__)
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -190,10 +191,28 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                 secrets.add_bytes(encrypt_block(key.data(), j0).data(), 16, "E_K(J0)");
             }
             if (mode.ccm) {
+                const size_t l = 15 - mode.iv_len;
                 uint8_t a0[16] = {};
-                a0[0] = static_cast<uint8_t>(15 - mode.iv_len - 1);  // L - 1
+                a0[0] = static_cast<uint8_t>(l - 1);
                 std::memcpy(a0 + 1, iv.data(), mode.iv_len);
                 secrets.add_bytes(encrypt_block(key.data(), a0).data(), 16, "E_K(A_0)");
+                // The CBC-MAC chain (SP 800-38C): X_1 = E(B_0), X_i+1 = E(X_i ^ P_i)
+                // over the zero-padded payload; its values and the inputs
+                // X_i ^ P_i give the tag before its mask.
+                uint8_t x[16] = {};
+                x[0] = static_cast<uint8_t>(((kTag - 2) / 2) << 3 | (l - 1));  // no AAD
+                std::memcpy(x + 1, iv.data(), mode.iv_len);
+                for (size_t i = 0; i < l; ++i) x[15 - i] = static_cast<uint8_t>(mode.len >> (8 * i));
+                std::vector<uint8_t> chain = encrypt_block(key.data(), x);
+                for (size_t at = 0; at < mode.len; at += 16) {
+                    secrets.add_bytes(chain.data(), 16, "CBC-MAC value");
+                    uint8_t in[16];
+                    for (size_t j = 0; j < 16; ++j)
+                        in[j] = static_cast<uint8_t>(chain[j] ^ (at + j < mode.len ? text[at + j] : 0));
+                    secrets.add_bytes(in, 16, "CBC-MAC input");
+                    chain = encrypt_block(key.data(), in);
+                }
+                secrets.add_bytes(chain.data(), 16, "CBC-MAC value");
             }
             if (mode.xts) secrets.add_bytes(encrypt_block(key.data() + 16, iv.data()).data(), 16, "first tweak");
             // A failed decryption releases nothing: no plaintext, and not
@@ -243,6 +262,44 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                 INFO("a decryption under a wrong tag");
                 CHECK(update == "");
                 CHECK(final == "");
+            }
+            if (mode.gcm) {
+                // A TLS record (tlsivfixed, tlsaad, the record through update
+                // in place) whose tag was tampered with: refused, and the tag
+                // that would have passed is nowhere either.
+                const size_t record_len = 8 + mode.len + kTag;
+                auto tls = [&](bool encrypt, size_t fixed_len, size_t header_len) {
+                    void* vctx = fns.newctx(m.provctx);
+                    REQUIRE(vctx != nullptr);
+                    REQUIRE((encrypt ? fns.einit(vctx, key.data(), 16, nullptr, 0, nullptr)
+                                     : fns.dinit(vctx, key.data(), 16, nullptr, 0, nullptr)) == 1);
+                    unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, static_cast<unsigned char>(header_len >> 8),
+                                             static_cast<unsigned char>(header_len)};
+                    OSSL_PARAM p[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, iv.data(),
+                                                                        fixed_len),
+                                      OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad, sizeof aad),
+                                      OSSL_PARAM_END};
+                    REQUIRE(fns.set_ctx_params(vctx, p) == 1);
+                    return vctx;
+                };
+                std::vector<uint8_t> record(record_len, 0);
+                std::memcpy(record.data() + 8, text.data(), mode.len);
+                void* e = tls(true, SIZE_MAX, 8 + mode.len);  // the whole IV fixed (EVP ctrl -1), as the EVP suite does
+                size_t outl = 0;
+                REQUIRE(fns.update(e, record.data(), &outl, record.size(), record.data(), record.size()) == 1);
+                fns.freectx(e);
+                SecretWords forged;
+                forged.add_bytes(record.data() + 8 + mode.len, kTag, "the record's correct tag");
+                forged.add_bytes(text.data(), text.size(), "plaintext");
+                forged.add_all(secrets);
+                record[record_len - 1] ^= 0x20;
+                void* d = tls(false, 4, record_len);
+                CallArgs c{Call::kUpdate, &fns, d, record.data(), record.size(), record.data(), record.size(), 0, 0};
+                const std::string found = leak(c, forged);
+                CHECK(c.result != 1);
+                fns.freectx(d);
+                INFO("a TLS record under a wrong tag");
+                CHECK(found == "");
             }
         }
     }
