@@ -40,6 +40,7 @@
 #include "hwaccel/registry.hpp"
 #include "hwaccel/wipe_stack.hpp"
 #include "support/secret_words.hpp"
+#include "support/sm4_mode_cases.hpp"
 #include "support/vector_register_dump.hpp"
 #include "support/vectors.hpp"
 
@@ -47,20 +48,7 @@ using namespace hwaccel::test;
 
 namespace {
 
-struct Mode {
-    const char* name;
-    size_t key_len;
-    size_t iv_len;
-    bool stream;  // ciphertext ^ plaintext is keystream
-    bool gcm, ccm, xts;
-    size_t len;
-};
-const Mode kModes[] = {
-    {"SM4-ECB", 16, 0, false, false, false, false, 160}, {"SM4-CBC", 16, 16, false, false, false, false, 160},
-    {"SM4-CFB", 16, 16, true, false, false, false, 150},  {"SM4-OFB", 16, 16, true, false, false, false, 150},
-    {"SM4-CTR", 16, 16, true, false, false, false, 150},  {"SM4-GCM", 16, 12, true, true, false, false, 150},
-    {"SM4-CCM", 16, 7, true, false, true, false, 150},    {"SM4-XTS", 32, 16, false, false, false, true, 150},
-};
+using Mode = Sm4ModeCase;
 constexpr size_t kTag = 16;
 
 enum class Call { kUpdate, kFinal };
@@ -115,7 +103,7 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
         g_core.engines = std::string("sm4=") + engine->name;
         Module m;
         REQUIRE(m.init_result == 1);
-        for (const Mode& mode : kModes) {
+        for (const Mode& mode : kSm4ModeCases) {
             INFO(mode.name << " on sm4=" << engine->name);
             const CipherFns fns(m.cipher(mode.name));
             std::vector<uint8_t> key(mode.key_len), iv(16), text(mode.len);

@@ -22,27 +22,14 @@
 #include "generic/generic_engines.hpp"
 #include "hwaccel/engines.hpp"
 #include "provider_fixture.hpp"
+#include "support/sm4_mode_cases.hpp"
 
 using namespace hwaccel::test;
 
 namespace {
 
-struct Mode {
-    const char* name;
-    size_t key_len;
-    size_t iv_len;
-    size_t len;   // the message: a partial last block where the mode takes one
-    bool stream;  // ciphertext ^ plaintext is keystream
-    bool aead;
-    bool ccm;
-};
-const Mode kModes[] = {
-    {"SM4-ECB", 16, 0, 160, false, false, false}, {"SM4-CBC", 16, 16, 160, false, false, false},
-    {"SM4-CFB", 16, 16, 150, true, false, false},  {"SM4-OFB", 16, 16, 150, true, false, false},
-    {"SM4-CTR", 16, 16, 150, true, false, false},  {"SM4-GCM", 16, 12, 150, true, true, false},
-    {"SM4-CCM", 16, 12, 150, true, true, true},    {"SM4-XTS", 32, 16, 150, false, false, false},
-};
-constexpr size_t kMaxLen = 160;
+using Mode = Sm4ModeCase;
+
 constexpr int kCcmTag = 16;
 
 std::string bytes_of(const unsigned char* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
@@ -63,7 +50,7 @@ std::string round_keys(const std::string& key) {
 void init(EVP_CIPHER_CTX* ctx, const EVP_CIPHER* c, const Mode& m, const std::string& key, const std::string& iv,
           int enc) {
     REQUIRE(EVP_CipherInit_ex2(ctx, c, nullptr, nullptr, enc, nullptr) == 1);
-    if (m.aead) REQUIRE(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(m.iv_len), nullptr) == 1);
+    if (m.aead()) REQUIRE(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(m.iv_len), nullptr) == 1);
     if (m.ccm) {
         std::vector<unsigned char> tag(kCcmTag, 0);
         REQUIRE(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, kCcmTag, enc ? nullptr : tag.data()) == 1);
@@ -71,7 +58,7 @@ void init(EVP_CIPHER_CTX* ctx, const EVP_CIPHER* c, const Mode& m, const std::st
     REQUIRE(EVP_CipherInit_ex2(ctx, nullptr, reinterpret_cast<const unsigned char*>(key.data()),
                                m.iv_len ? reinterpret_cast<const unsigned char*>(iv.data()) : nullptr, enc,
                                nullptr) == 1);
-    if (!m.aead) EVP_CIPHER_CTX_set_padding(ctx, 0);
+    if (!m.aead()) EVP_CIPHER_CTX_set_padding(ctx, 0);
 }
 
 // `len` bytes of `in` through update (CCM: the whole message, once).
@@ -87,10 +74,10 @@ std::string update(EVP_CIPHER_CTX* ctx, const std::string& in, size_t len) {
 
 TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", "[wipe]") {
     const std::string key = pattern(32, 1), other_key = pattern(32, 2), iv = pattern(16, 3);
-    const std::string text = pattern(kMaxLen, 4);
+    const std::string text = pattern(kSm4ModeCaseMaxLen, 4);
     for (const std::string& engines : engine_selections({"sm4", "ghash"})) {
         LoadedProvider prov(engines);
-        for (const Mode& m : kModes) {
+        for (const Mode& m : kSm4ModeCases) {
             INFO(m.name << " under engines '" << engines << "'");
             CipherPtr c = prov.cipher(m.name);
             // The ciphertext, to know the keystream, and XTS's first tweak.
@@ -165,7 +152,7 @@ TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", 
                 unsigned char tail[32];
                 int n = 0;
                 REQUIRE(EVP_CipherFinal_ex(finished.get(), tail, &n) == 1);
-                if (m.aead) CHECK(live_block_holding(serial, message) == "");
+                if (m.aead()) CHECK(live_block_holding(serial, message) == "");
             }
             CHECK(freed_block_holding_watched() == "");
             watch_freed_blocks_for("");
