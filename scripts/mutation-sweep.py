@@ -110,13 +110,32 @@ def mutants_of(path):
     return found
 
 
-def run(cmd, timeout, cwd=None):
+# The build or test running now: in a session of its own, so that a timeout
+# or an interruption stops all of it. A compiler left running after its
+# source was restored would write a mutant's object newer than the source,
+# which the next build would then keep.
+RUNNING = [None]
+
+
+def stop(p):
     try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=timeout)
-        return p.returncode
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+def run(cmd, timeout, cwd=None):
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    RUNNING[0] = p
+    try:
+        return p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        stop(p)
         return None
+    finally:
+        RUNNING[0] = None
 
 
 def build(b, targets):
@@ -187,12 +206,18 @@ def main():
             current[0] = None
 
     def interrupted(*_):
+        if RUNNING[0] is not None:
+            stop(RUNNING[0])
         restore()
-        sys.exit("mutation-sweep: interrupted; the file is restored")
+        sys.exit("mutation-sweep: interrupted; the file is restored (rebuild before using the build)")
 
     signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, interrupted)
 
+    # The files as they are now, compiled anew: an object left from an
+    # interrupted run may be a mutant's, newer than its restored source.
+    for f in files:
+        os.utime(os.path.join(TOP, f))
     log = open(a.log, "a")
     start = time.time()
     baseline = build_and_test(builds, a.target, a.tests, a.test_timeout)
