@@ -84,7 +84,7 @@ def code_part(line):
 
 
 def mutants_of(path):
-    lines = open(path).read().split("\n")
+    lines = open(path, newline="").read().split("\n")
     found = []
     in_block_comment = False
     for n, line in enumerate(lines):
@@ -191,18 +191,30 @@ def main():
         print(f"{len(mutants)} mutants")
         return 0
 
-    dirty = subprocess.run(["git", "status", "--porcelain", "--"] + files, cwd=TOP,
-                           capture_output=True, text=True).stdout.strip()
-    if dirty:
-        sys.exit(f"mutation-sweep: uncommitted changes in the files to mutate:\n{dirty}")
+    outside = [f for f in files if f.startswith("..") or os.path.isabs(f)]
+    if outside:
+        sys.exit(f"mutation-sweep: files outside this tree ({TOP}): {' '.join(outside)}")
+    status = subprocess.run(["git", "status", "--porcelain", "--"] + files, cwd=TOP,
+                            capture_output=True, text=True)
+    if status.returncode != 0:
+        sys.exit(f"mutation-sweep: git status failed: {status.stderr.strip()}")
+    if status.stdout.strip():
+        sys.exit(f"mutation-sweep: uncommitted changes in the files to mutate:\n{status.stdout.strip()}")
 
     original = {}
     current = [None]
 
+    # Whole-file replacement (a temporary file renamed over the source), so
+    # an interruption never leaves a half-written or mutant file behind.
+    def write_file(path, text):
+        tmp = path + ".mutation-sweep.tmp"
+        with open(tmp, "w", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+
     def restore(*_):
         if current[0] is not None:
-            with open(current[0], "w") as fh:
-                fh.write(original[current[0]])
+            write_file(current[0], original[current[0]])
             current[0] = None
 
     def interrupted(*_):
@@ -237,12 +249,11 @@ def main():
         if time.time() - start > 60 * a.minutes:
             break
         if path not in original:
-            original[path] = open(path).read()
+            original[path] = open(path, newline="").read()
         lines = original[path].split("\n")
         lines[n] = after
         current[0] = path
-        with open(path, "w") as fh:
-            fh.write("\n".join(lines))
+        write_file(path, "\n".join(lines))
         t0 = time.time()
         try:
             result = build_and_test(builds, a.target, a.tests, a.test_timeout)
