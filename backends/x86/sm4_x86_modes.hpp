@@ -88,11 +88,12 @@ HWACCEL_SM4_INLINE void store_rows_partial(uint8_t* p, const Rows& v, size_t m) 
         storeu128(p + 16 * i, (i & 1) ? _mm256_extracti128_si256(r, 1) : _mm256_castsi256_si128(r));
     }
 }
-// The same with constant row indices, for CFB decryption: with v.r[i / 2]
-// GCC indexed a frame copy of v there, and kept the keystream rows v was
-// made from in the frame too (message_stack_residue_test). Not used
-// everywhere: in CTR, which left nothing, it made the whole-group path 2-3%
-// slower (8 and 16 KiB, gfni-avx512, Zen 5), code placement alone.
+// The same with constant row indices, for ECB and CFB decryption: with
+// v.r[i / 2] GCC indexed a frame copy of v there (ECB's output, which is H
+// or keystream when the provider makes them with it) and kept the
+// keystream rows v was made from in the frame too (message_stack_residue_test).
+// Not used everywhere: in CTR, which left nothing, it made the whole-group
+// path 2-3% slower (8 and 16 KiB, gfni-avx512, Zen 5), code placement alone.
 HWACCEL_SM4_INLINE void store_rows_partial_in_registers(uint8_t* p, const Rows& v, size_t m) {
     for (int k = 0; k < 4; ++k) {
         if (static_cast<size_t>(2 * k) < m) storeu128(p + 32 * k, _mm256_castsi256_si128(v.r[k]));
@@ -139,7 +140,13 @@ void ecb_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in, si
     Rows x[G];
     for (int g = 0; g < G; ++g) x[g] = to_state<K>(load_rows_any(in + 128 * g, m - 8 * g < 8 ? m - 8 * g : 8));
     K::template rounds<G>(x, keys);
-    for (int g = 0; g < G; ++g) store_rows_any(out + 128 * g, from_state<K>(x[g]), m - 8 * g < 8 ? m - 8 * g : 8);
+    // ECB's output is keystream or H where the provider makes them with it
+    // (GCM, CCM, XTS): the constant-index store (store_rows_partial_in_registers).
+    for (int g = 0; g < G; ++g) {
+        const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
+        if (mg == 8) store_rows(out + 128 * g, from_state<K>(x[g]));
+        else store_rows_partial_in_registers(out + 128 * g, from_state<K>(x[g]), mg);
+    }
     K::wipe(x);
 }
 
@@ -250,7 +257,11 @@ void cfb_dec_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in
     K::template rounds<G>(x, keys);
     for (int g = 0; g < G; ++g) {
         const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
-        const Rows v = xor_rows(from_state<K>(x[g]), load_rows_any(in + 128 * g, mg));
+        // The keystream XORed row by row in place: through xor_rows' references
+        // GCC kept a frame copy of the keystream rows (message_stack_residue_test).
+        Rows v = from_state<K>(x[g]);
+        const Rows c = load_rows_any(in + 128 * g, mg);
+        for (int k = 0; k < 4; ++k) v.r[k] = xor256(v.r[k], c.r[k]);
         if (mg == 8) store_rows(out + 128 * g, v);
         else store_rows_partial_in_registers(out + 128 * g, v, mg);
     }

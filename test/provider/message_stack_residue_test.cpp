@@ -105,17 +105,6 @@ std::vector<size_t> test_lengths(const Sm4ModeCase& mode) {
     return out;
 }
 
-// Engines whose stack findings are a known gap, reported as warnings with
-// the reason (their registers and GPRs are still checked); a listed engine
-// whose stack stays clean fails the test, so the list stays true. What is
-// being done: docs/testing.md.
-const char* known_stack_gap(const char* engine) {
-    if (std::strcmp(engine, "gfni-avx512") == 0)
-        return "keystream, GCM's H and CCM's CBC-MAC values in frames of its one-block, CCM and "
-               "short-batch paths at some lengths (16-2048 bytes); not yet mended";
-    return nullptr;
-}
-
 std::vector<const hwaccel::Sm4Engine*> sm4_engines_here() {
     std::vector<const hwaccel::Sm4Engine*> list;
     for (const hwaccel::Sm4Engine* e : hwaccel::sm4_engines())
@@ -136,8 +125,6 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
             Lcg rng(0x57ac);
             for (const hwaccel::Sm4Engine* engine : sm4_engines_here()) {
                 const bool registers_only = instrumented || !engine->available(hwaccel::detect_cpu());
-                const char* stack_gap = registers_only ? nullptr : known_stack_gap(engine->name);
-                std::string gap_found;  // a listed engine's stack findings
                 g_core = FakeCore{};
                 g_core.engines = std::string("sm4=") + engine->name;
                 Module m;
@@ -283,12 +270,6 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                     auto leak = [&](CallArgs& c, const SecretWords& s) {
                         const CallResidue r = dump(c);
                         if (registers_only) return s.find_in(r.vectors);
-                        if (stack_gap != nullptr) {
-                            const std::string on_stack = s.find_in(r.stack);
-                            if (gap_found.empty() && !on_stack.empty())
-                                gap_found = std::string(mode.name) + ", " + std::to_string(mode.len) + " bytes: " + on_stack;
-                            return s.find_in(r.gprs) + s.find_in(r.vectors);
-                        }
                         return s.find_in(r.stack) + s.find_in(r.gprs) + s.find_in(r.vectors);
                     };
                     std::vector<uint8_t> out(mode.len + 32);
@@ -365,12 +346,6 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                         INFO("a TLS record under a wrong tag");
                         CHECK(found == "");
                     }
-                }
-                if (stack_gap != nullptr) {
-                    if (gap_found.empty())
-                        FAIL_CHECK("the known stack gap of " << engine->name << " is no longer found: remove it");
-                    else
-                        WARN("known gap, " << engine->name << ": " << stack_gap << " (first: " << gap_found << ")");
                 }
             }
         });
