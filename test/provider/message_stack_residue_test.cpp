@@ -132,7 +132,7 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                 for (const Mode& the_case : kSm4ModeCases) for (size_t len : test_lengths(the_case)) {
                     Mode mode = the_case;
                     mode.len = len;
-                    INFO(mode.name << " on sm4=" << engine->name << ", " << mode.len << " bytes");
+                    INFO(mode.name << " on sm4=" << engine->name << ", " << mode.len << " bytes, IV " << mode.iv_len);
                     const CipherFns fns(m.cipher(mode.name));
                     std::vector<uint8_t> key(mode.key_len), iv(16), text(mode.len);
                     rng.fill(key.data(), key.size());
@@ -200,11 +200,13 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                     }
                     if (mode.gcm) {
                         const uint8_t zero[16] = {};
-                        uint8_t j0[16] = {};
-                        std::memcpy(j0, iv.data(), 12);
-                        j0[15] = 1;
                         secrets.add_bytes(encrypt_block(key.data(), zero).data(), 16, "H");
-                        secrets.add_bytes(encrypt_block(key.data(), j0).data(), 16, "E_K(J0)");
+                        if (mode.iv_len == 12) {  // otherwise J0 is GHASH(IV): the keystream stands for it
+                            uint8_t j0[16] = {};
+                            std::memcpy(j0, iv.data(), 12);
+                            j0[15] = 1;
+                            secrets.add_bytes(encrypt_block(key.data(), j0).data(), 16, "E_K(J0)");
+                        }
                     }
                     if (mode.ccm) {
                         const size_t l = 15 - mode.iv_len;
@@ -308,7 +310,7 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                         CHECK(update == "");
                         CHECK(final == "");
                     }
-                    if (mode.gcm) {
+                    if (mode.gcm && mode.iv_len == 12) {
                         // A TLS record (tlsivfixed, tlsaad, the record through update
                         // in place) whose tag was tampered with: refused, and the tag
                         // that would have passed is nowhere either.
