@@ -94,6 +94,9 @@ HWACCEL_SM4_INLINE void store_rows_partial(uint8_t* p, const Rows& v, size_t m) 
 // keystream rows v was made from in the frame too (message_stack_residue_test).
 // Not used everywhere: in CTR, which left nothing, it made the whole-group
 // path 2-3% slower (8 and 16 KiB, gfni-avx512, Zen 5), code placement alone.
+// Its callers choose between it and store_rows themselves: folded into one
+// helper taking the rows by reference, GCC made a frame copy again (GCM's
+// keystream at 256 bytes on gfni-avx512, message_stack_residue_test).
 HWACCEL_SM4_INLINE void store_rows_partial_in_registers(uint8_t* p, const Rows& v, size_t m) {
     for (int k = 0; k < 4; ++k) {
         if (static_cast<size_t>(2 * k) < m) storeu128(p + 32 * k, _mm256_castsi256_si128(v.r[k]));

@@ -174,14 +174,19 @@ void xts_unit(const Sm4XtsKey& key, Sm4Direction direction, const uint8_t iv[16]
     secure_zero(&t_last, sizeof t_last);
 }
 
-// xts_unit in a frame of its own, below its caller's, where a wipe after it
-// reaches.
-[[gnu::noinline]] void xts_unit_apart(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
-                                      const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
+inline void xts_unit_of(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
+                        const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
     if (standard == XtsStandard::kIeee)
         xts_unit<XtsStandard::kIeee>(key, direction, iv, out, in, len);
     else
         xts_unit<XtsStandard::kGb>(key, direction, iv, out, in, len);
+}
+
+// xts_unit in a frame of its own, below its caller's, where a wipe after it
+// reaches.
+[[gnu::noinline]] void xts_unit_apart(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
+                                      const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
+    xts_unit_of(key, standard, direction, iv, out, in, len);
 }
 
 }  // namespace
@@ -189,10 +194,7 @@ void xts_unit(const Sm4XtsKey& key, Sm4Direction direction, const uint8_t iv[16]
 void sm4_xts(const Sm4XtsKey& key, XtsStandard standard, Sm4Direction direction,
              const uint8_t iv[16], uint8_t* out, const uint8_t* in, size_t len) {
     if (key.engine->xts != nullptr) {
-        if (standard == XtsStandard::kIeee)
-            xts_unit<XtsStandard::kIeee>(key, direction, iv, out, in, len);
-        else
-            xts_unit<XtsStandard::kGb>(key, direction, iv, out, in, len);
+        xts_unit_of(key, standard, direction, iv, out, in, len);
         // GCC moves the tweaks through vector registers: the unit's next
         // tweak stayed in one (message_stack_residue_test).
         clear_vector_registers();

@@ -21,4 +21,9 @@ namespace hwaccel::test {
     pad[0] = 1;  // the area stays allocated until body returned
 }
 
+// body once under each shift 0-3 (the caller names the shift in its report).
+inline void for_each_stack_shift(const std::function<void(unsigned)>& body) {
+    for (unsigned shift = 0; shift < 4; ++shift) with_stack_shift(shift, [&] { body(shift); });
+}
+
 }  // namespace hwaccel::test
