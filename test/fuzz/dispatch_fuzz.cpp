@@ -11,6 +11,7 @@
 // refused call that changed A's state shows up in a later output.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <climits>
@@ -212,6 +213,11 @@ void fuzz_digest(FuzzedDataProvider& in) {
             case DigestOp::kShortFinal: {
                 if (need() == 0) break;
                 const size_t size = need() - 1 - in.ConsumeIntegralInRange<size_t>(0, need() - 1);
+                // Before OpenSSL 3.4 EVP_DigestFinal_ex passes SHAKE's default size
+                // (16 or 32) whatever xoflen is, and an xoflen up to 64 is then
+                // written as asked (README, "Where hwaccel is stricter"): not a
+                // short buffer there.
+                if (xof && (size == 16 || size == 32) && need() <= 64 && OpenSSL_version_num() < 0x30400000L) break;
                 check_refused(f.final(a, canary.bytes, &outl, size), errors_before, "final into a short buffer accepted");
                 break;
             }
