@@ -146,7 +146,7 @@ HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, V next_key, con
     u = evex_t_xor(vxor(q, x), u, m);
     x = vxor(u, q);
 }
-// 32 rounds on Z groups (Z zmm of 16 blocks, or one ymm of up to 8): with
+// 32 rounds on a few groups (each a zmm of 16 blocks or a ymm of 8): with
 // 2 or 3 zmm or fewer, too little runs side by side for out-of-order
 // execution to hide a round's dependency chain, whose length is then the
 // time. Round r sets w[r%4] ^= T(u), u = the other three words ^ rk[r]; the
@@ -160,25 +160,43 @@ HWACCEL_SM4_INLINE void evex_chained_round(V& x, V& u, V b, V c, V next_key, con
 // against evex_rounds: 15% fewer ticks at 384 and 512 bytes (2 zmm; 3 zmm:
 // 10% at 768 bytes, but see kChainedMaxZmm), 1.15-1.3x faster at 64 and
 // 256 bytes.
-template <class V, int Z>
-HWACCEL_SM4_INLINE void evex_rounds_chained(V (&w)[Z][4], const GfniKeys& keys) {
-    const EvexConsts& c = kEvex;
-    V k;
-    set1(k, keys.k[0]);
-    V u[Z];
-    for (int z = 0; z < Z; ++z) u[z] = vxor(xor3(w[z][1], w[z][2], w[z][3]), k);
-    for (int r = 0; r < 32; r += 4) {
-        set1(k, keys.k[r + 1]);
-        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][0], u[z], w[z][2], w[z][3], k, c);
-        set1(k, keys.k[r + 2]);
-        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][1], u[z], w[z][3], w[z][0], k, c);
-        set1(k, keys.k[r + 3]);
-        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][2], u[z], w[z][0], w[z][1], k, c);
-        if (r == 28) break;
-        set1(k, keys.k[r + 4]);
-        for (int z = 0; z < Z; ++z) evex_chained_round(w[z][3], u[z], w[z][1], w[z][2], k, c);
+// The groups may mix widths: on AMD Zen 4, whose zmm operations take two
+// passes through 256-bit pipes, an odd count of 8-block groups runs its last
+// group in a ymm rather than in half a zmm (17-24 blocks, as a 256-byte GCM
+// message and its E_K(J0) make: 493 -> 416-442 TSC ticks a call, and SM4-GCM
+// at 256 bytes 8% faster through OpenSSL 4.0's EVP).
+//
+// One group's words and S-box input as the rounds run, held by value: with
+// a reference to the caller's array GCC kept the words in memory, and the
+// residue test found keystream and H left on the stack.
+template <class V>
+struct ChainedGroup {
+    V w[4];
+    V u;
+    // Round 4i + 1 + j of this group, key: its round key.
+    template <int j>
+    HWACCEL_SM4_INLINE void round(uint32_t key) {
+        V k;
+        set1(k, key);
+        evex_chained_round(w[j], u, w[(j + 2) % 4], w[(j + 3) % 4], k, kEvex);
     }
-    for (int z = 0; z < Z; ++z) w[z][3] = evex_t_xor(w[z][3], u[z], c);
+};
+template <class V>
+HWACCEL_SM4_INLINE ChainedGroup<V> chained_group(V w0, V w1, V w2, V w3, uint32_t k0) {
+    V k;
+    set1(k, k0);
+    return ChainedGroup<V>{{w0, w1, w2, w3}, vxor(xor3(w1, w2, w3), k)};
+}
+template <class... V>
+HWACCEL_SM4_INLINE void evex_rounds_chained(const GfniKeys& keys, ChainedGroup<V>&... g) {
+    for (int r = 0; r < 32; r += 4) {
+        (g.template round<0>(keys.k[r + 1]), ...);
+        (g.template round<1>(keys.k[r + 2]), ...);
+        (g.template round<2>(keys.k[r + 3]), ...);
+        if (r == 28) break;
+        (g.template round<3>(keys.k[r + 4]), ...);
+    }
+    ((g.w[3] = evex_t_xor(g.w[3], g.u, kEvex)), ...);
 }
 
 struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
@@ -197,7 +215,8 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
     static constexpr int kMaxGroups = 12;
     static constexpr int kAsmFromGroups = 7;
     // The chained rounds up to 2 zmm (4 groups); with 3, GCC spills state
-    // words to the stack (objdump), so 5-6 groups keep evex_rounds.
+    // words to the stack (objdump), so 5-6 groups keep evex_rounds (5 as
+    // two zmm and a ymm measured no faster than three zmm on Zen 4).
     static constexpr int kChainedMaxZmm = 2;
     static constexpr size_t kStackBurn = 0;
 
@@ -208,16 +227,52 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
         zeroall();
     }
 
+    static HWACCEL_SM4_INLINE auto ymm_group(const Rows& a, const Keys& keys) {
+        return chained_group(a.r[0], a.r[1], a.r[2], a.r[3], keys.k[0]);
+    }
+    static HWACCEL_SM4_INLINE __m512i pair(__m256i lo, __m256i hi) {
+        return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), hi, 1);
+    }
+    static HWACCEL_SM4_INLINE auto zmm_group(const Rows& a, const Rows& b, const Keys& keys) {
+        return chained_group(pair(a.r[0], b.r[0]), pair(a.r[1], b.r[1]), pair(a.r[2], b.r[2]),
+                             pair(a.r[3], b.r[3]), keys.k[0]);
+    }
+    template <class Group>
+    static HWACCEL_SM4_INLINE void store(const Group& g, Rows& a) {
+        for (int j = 0; j < 4; ++j) a.r[j] = g.w[j];
+    }
+    template <class Group>
+    static HWACCEL_SM4_INLINE void store(const Group& g, Rows& a, Rows& b) {
+        for (int j = 0; j < 4; ++j) {
+            a.r[j] = _mm512_castsi512_si256(g.w[j]);
+            b.r[j] = _mm512_extracti64x4_epi64(g.w[j], 1);
+        }
+    }
+
     template <int G>
     static HWACCEL_SM4_INLINE void rounds(Rows (&x)[G], const Keys& keys) {
         static_assert(sizeof(Rows) == 128 && alignof(Rows) == 32, "kernel layout");
         if constexpr (G >= kAsmFromGroups) {
             gfni_zmm_kernel<G>(reinterpret_cast<uint8_t*>(x), keys.k);
         } else if constexpr (G == 1) {  // 2-8 blocks: one ymm, no packing
-            __m256i y[1][4];
-            for (int j = 0; j < 4; ++j) y[0][j] = x[0].r[j];
-            evex_rounds_chained<__m256i, 1>(y, keys);
-            for (int j = 0; j < 4; ++j) x[0].r[j] = y[0][j];
+            auto g = ymm_group(x[0], keys);
+            evex_rounds_chained(keys, g);
+            store(g, x[0]);
+        } else if constexpr (G <= 2 * kChainedMaxZmm) {
+            // Pairs of groups in zmm, a third group in a ymm.
+            auto g0 = zmm_group(x[0], x[1], keys);
+            if constexpr (G == 2) {
+                evex_rounds_chained(keys, g0);
+            } else if constexpr (G == 3) {
+                auto last = ymm_group(x[2], keys);
+                evex_rounds_chained(keys, g0, last);
+                store(last, x[2]);
+            } else {
+                auto g1 = zmm_group(x[2], x[3], keys);
+                evex_rounds_chained(keys, g0, g1);
+                store(g1, x[2], x[3]);
+            }
+            store(g0, x[0], x[1]);
         } else {
             constexpr int Z = (G + 1) / 2;
             __m512i y[Z][4];
@@ -226,8 +281,7 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
                     const __m512i lo = _mm512_zextsi256_si512(x[2 * z].r[j]);
                     y[z][j] = 2 * z + 1 < G ? _mm512_inserti64x4(lo, x[2 * z + 1].r[j], 1) : lo;
                 }
-            if constexpr (Z <= kChainedMaxZmm) evex_rounds_chained<__m512i, Z>(y, keys);
-            else evex_rounds<__m512i, Z>(y, keys);
+            evex_rounds<__m512i, Z>(y, keys);
             for (int z = 0; z < Z; ++z)
                 for (int j = 0; j < 4; ++j) {
                     x[2 * z].r[j] = _mm512_castsi512_si256(y[z][j]);
