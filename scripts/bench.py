@@ -580,8 +580,8 @@ NOTES = {
         "decryption are faster than its CTR, so the same kernel shows a lower ratio there. The "
         "serial modes (CBC and CFB encryption, OFB) and one-block calls use the constant-time "
         "one-block path (AES-NI), which on some CPUs is slower than the default provider's "
-        "S-box table lookups (fast, but not constant-time): about 1.05-1.10x on AMD Zen 3, "
-        "about 0.7x on AMD family 1Ah, Zen 5 (see the 16-byte rows and the `sm4-cbc`, `sm4-cfb`, "
+        "S-box table lookups (fast, but not constant-time): about 0.9-1.0x on AMD Zen 4 (family "
+        "19h, nearly Zen 3's latencies), about 0.7x on AMD family 1Ah, Zen 5 (see the 16-byte rows and the `sm4-cbc`, `sm4-cfb`, "
         "`sm4-ofb` tables). On CPUs with GFNI the GFNI engines replace it (their one-block path "
         "is GFNI's).",
     ("sm4", "gfni-avx512"): "SM4 on `gfni-avx512`: the S-box is two GF(2^8) affine maps around "
