@@ -268,6 +268,7 @@ struct GfniAvx512Kernel : GfniKernelCommon<gfni512::crypt_block> {
                 evex_rounds_chained(keys, g0, last);
                 store(last, x[2]);
             } else {
+                static_assert(G == 4, "this branch pairs groups 2 and 3 only: more need another zmm_group");
                 auto g1 = zmm_group(x[2], x[3], keys);
                 evex_rounds_chained(keys, g0, g1);
                 store(g1, x[2], x[3]);
