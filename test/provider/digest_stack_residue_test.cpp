@@ -120,81 +120,79 @@ TEST_CASE("the digests leave no chaining state on the stack or in registers", "[
     if (!__builtin_cpu_supports("avx")) return;  // the trampoline's
     for_each_stack_shift([&](unsigned shift) {
         INFO("stack shifted by " << 16 * shift << " bytes");
-        {
-            const bool zmm = __builtin_cpu_supports("avx512f");
-            const bool instrumented = hwaccel::backend_frames_instrumented();
-            Lcg rng(0xd16e);
-            for (const Digest& d : kDigests) {
-                const std::string family = d.family;
-                const std::vector<std::string> engines = family == "sha1"     ? engines_here(hwaccel::sha1_engines())
-                                                         : family == "sha256" ? engines_here(hwaccel::sha256_engines())
-                                                                              : engines_here(hwaccel::keccak_engines());
-                for (const std::string& engine : engines) {
-                    INFO(d.name << " on " << family << "=" << engine);
-                    const bool is_modelled = family == "sha1"     ? modelled(hwaccel::sha1_engines(), engine)
-                                             : family == "sha256" ? modelled(hwaccel::sha256_engines(), engine)
-                                                                  : modelled(hwaccel::keccak_engines(), engine);
-                    const bool registers_only = instrumented || is_modelled;
-                    g_core = FakeCore{};
-                    g_core.engines = family + "=" + engine;
-                    Module m;
-                    REQUIRE(m.init_result == 1);
-                    const DigestFns fns(m.digest(d.name));
-                    // Two whole blocks and half of one: the states after the first
-                    // two are the message's secrets.
-                    std::vector<uint8_t> msg(2 * d.block + d.block / 2);
-                    rng.fill(msg.data(), msg.size());
-                    const SecretWords secrets = chaining_states(d, msg.data(), 2);
-                    auto leak = [&](CallArgs& c) {
-                        const CallResidue r = call_and_dump_residue(call_thunk, &c, zmm);
-                        if (registers_only) return secrets.find_in(r.vectors);
-                        return secrets.find_in(r.stack) + secrets.find_in(r.gprs) + secrets.find_in(r.vectors);
-                    };
+        const bool zmm = __builtin_cpu_supports("avx512f");
+        const bool instrumented = hwaccel::backend_frames_instrumented();
+        Lcg rng(0xd16e);
+        for (const Digest& d : kDigests) {
+            const std::string family = d.family;
+            const std::vector<std::string> engines = family == "sha1"     ? engines_here(hwaccel::sha1_engines())
+                                                     : family == "sha256" ? engines_here(hwaccel::sha256_engines())
+                                                                          : engines_here(hwaccel::keccak_engines());
+            for (const std::string& engine : engines) {
+                INFO(d.name << " on " << family << "=" << engine);
+                const bool is_modelled = family == "sha1"     ? modelled(hwaccel::sha1_engines(), engine)
+                                         : family == "sha256" ? modelled(hwaccel::sha256_engines(), engine)
+                                                              : modelled(hwaccel::keccak_engines(), engine);
+                const bool registers_only = instrumented || is_modelled;
+                g_core = FakeCore{};
+                g_core.engines = family + "=" + engine;
+                Module m;
+                REQUIRE(m.init_result == 1);
+                const DigestFns fns(m.digest(d.name));
+                // Two whole blocks and half of one: the states after the first
+                // two are the message's secrets.
+                std::vector<uint8_t> msg(2 * d.block + d.block / 2);
+                rng.fill(msg.data(), msg.size());
+                const SecretWords secrets = chaining_states(d, msg.data(), 2);
+                auto leak = [&](CallArgs& c) {
+                    const CallResidue r = call_and_dump_residue(call_thunk, &c, zmm);
+                    if (registers_only) return secrets.find_in(r.vectors);
+                    return secrets.find_in(r.stack) + secrets.find_in(r.gprs) + secrets.find_in(r.vectors);
+                };
 
-                    void* vctx = fns.newctx(m.provctx);
-                    REQUIRE(vctx != nullptr);
-                    // SHAKE's length (OpenSSL 3.4 and later give it no default).
-                    size_t xoflen = d.out;
-                    OSSL_PARAM xof[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
-                    REQUIRE(fns.init(vctx, std::strncmp(d.name, "SHAKE", 5) == 0 ? xof : nullptr) == 1);
-                    CallArgs c{Call::kUpdate, &fns, vctx, nullptr, 0, msg.data(), msg.size(), 0, 0, nullptr};
-                    const std::string update = leak(c);
-                    REQUIRE(c.result == 1);
-                    CHECK(update == "");
+                void* vctx = fns.newctx(m.provctx);
+                REQUIRE(vctx != nullptr);
+                // SHAKE's length (OpenSSL 3.4 and later give it no default).
+                size_t xoflen = d.out;
+                OSSL_PARAM xof[] = {OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen), OSSL_PARAM_END};
+                REQUIRE(fns.init(vctx, std::strncmp(d.name, "SHAKE", 5) == 0 ? xof : nullptr) == 1);
+                CallArgs c{Call::kUpdate, &fns, vctx, nullptr, 0, msg.data(), msg.size(), 0, 0, nullptr};
+                const std::string update = leak(c);
+                REQUIRE(c.result == 1);
+                CHECK(update == "");
 
-                    c = CallArgs{Call::kDupctx, &fns, vctx, nullptr, 0, nullptr, 0, 0, 0, nullptr};
-                    const std::string dup = leak(c);
-                    REQUIRE(c.dup != nullptr);
-                    fns.freectx(c.dup);
-                    CHECK(dup == "");
-                    if (fns.serialize != nullptr && fns.deserialize != nullptr) {
-                        std::vector<uint8_t> state(1024);
-                        // outl in: the buffer's size.
-                        c = CallArgs{Call::kSerialize, &fns, vctx, state.data(), 0, nullptr, 0, state.size(), 0, nullptr};
-                        const std::string saved = leak(c);
-                        REQUIRE(c.result == 1);
-                        // The serialized state is the caller's (it asked for it).
-                        const size_t n = c.outl;
-                        void* other = fns.dupctx(vctx);
-                        REQUIRE(other != nullptr);
-                        c = CallArgs{Call::kDeserialize, &fns, other, nullptr, 0, state.data(), n, 0, 0, nullptr};
-                        const std::string loaded = leak(c);
-                        REQUIRE(c.result == 1);
-                        fns.freectx(other);
-                        INFO("serialize, then deserialize into a copy");
-                        CHECK(saved == "");
-                        CHECK(loaded == "");
-                    }
-                    std::vector<uint8_t> out(d.out);
-                    c = CallArgs{Call::kFinal, &fns, vctx, out.data(), out.size(), nullptr, 0, 0, 0, nullptr};
-                    const std::string final = leak(c);
-                    INFO((g_core.errors.empty() ? "" : g_core.errors.back()));
+                c = CallArgs{Call::kDupctx, &fns, vctx, nullptr, 0, nullptr, 0, 0, 0, nullptr};
+                const std::string dup = leak(c);
+                REQUIRE(c.dup != nullptr);
+                fns.freectx(c.dup);
+                CHECK(dup == "");
+                if (fns.serialize != nullptr && fns.deserialize != nullptr) {
+                    std::vector<uint8_t> state(1024);
+                    // outl in: the buffer's size.
+                    c = CallArgs{Call::kSerialize, &fns, vctx, state.data(), 0, nullptr, 0, state.size(), 0, nullptr};
+                    const std::string saved = leak(c);
                     REQUIRE(c.result == 1);
-                    CHECK(final == "");
-                    c = CallArgs{Call::kFreectx, &fns, vctx, nullptr, 0, nullptr, 0, 0, 0, nullptr};
-                    const std::string freed = leak(c);
-                    CHECK(freed == "");
+                    // The serialized state is the caller's (it asked for it).
+                    const size_t n = c.outl;
+                    void* other = fns.dupctx(vctx);
+                    REQUIRE(other != nullptr);
+                    c = CallArgs{Call::kDeserialize, &fns, other, nullptr, 0, state.data(), n, 0, 0, nullptr};
+                    const std::string loaded = leak(c);
+                    REQUIRE(c.result == 1);
+                    fns.freectx(other);
+                    INFO("serialize, then deserialize into a copy");
+                    CHECK(saved == "");
+                    CHECK(loaded == "");
                 }
+                std::vector<uint8_t> out(d.out);
+                c = CallArgs{Call::kFinal, &fns, vctx, out.data(), out.size(), nullptr, 0, 0, 0, nullptr};
+                const std::string final = leak(c);
+                INFO((g_core.errors.empty() ? "" : g_core.errors.back()));
+                REQUIRE(c.result == 1);
+                CHECK(final == "");
+                c = CallArgs{Call::kFreectx, &fns, vctx, nullptr, 0, nullptr, 0, 0, 0, nullptr};
+                const std::string freed = leak(c);
+                CHECK(freed == "");
             }
         }
     });

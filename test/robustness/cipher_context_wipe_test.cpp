@@ -6,7 +6,9 @@
 // contexts must hold none (abandoned mid-message, finished, copied, re-keyed,
 // decrypting); a live context must hold no trace of a key it was re-keyed
 // away from, and an AEAD's none of a message whose tag is done ("the message
-// is over, whatever its outcome: nothing of it stays").
+// is over, whatever its outcome: nothing of it stays"): for the AEADs that
+// includes the tag's mask and the value it masks (GCM's E_K(J0) and GHASH
+// with a 12-byte IV; CCM's E_K(A_0) and CBC-MAC value).
 //
 // Written after scripts/mutation-sweep.py found wipes whose removal no test
 // noticed (the freed-context test covered digests only).
@@ -70,6 +72,35 @@ std::string update(EVP_CIPHER_CTX* ctx, const std::string& in, size_t len) {
     return bytes_of(out.data(), static_cast<size_t>(n));
 }
 
+// One block through the default provider's SM4-ECB.
+std::string ecb_block(const LoadedProvider& prov, const std::string& key, const std::string& block) {
+    CipherPtr ecb = prov.default_cipher("SM4-ECB");
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+    REQUIRE(EVP_EncryptInit_ex2(ctx.get(), ecb.get(), reinterpret_cast<const unsigned char*>(key.data()), nullptr,
+                                nullptr) == 1);
+    EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
+    return update(ctx.get(), block, 16);
+}
+
+// The block an AEAD's tag is masked with: GCM's J0 with a 12-byte IV
+// (IV || 0^31 || 1), CCM's A_0 (flags L - 1, the nonce, a zero counter);
+// empty where the test does not derive it (GCM's other IV lengths: J0 is
+// a GHASH of the IV).
+std::string tag_mask_counter(const Mode& m, const std::string& iv) {
+    if (m.gcm && m.iv_len == 12) return iv.substr(0, 12) + std::string("\0\0\0\1", 4);
+    if (m.ccm) {
+        const size_t l = 15 - m.iv_len;
+        return std::string(1, static_cast<char>(l - 1)) + iv.substr(0, m.iv_len) + std::string(l, '\0');
+    }
+    return "";
+}
+
+std::string xor_of(const std::string& a, const std::string& b) {
+    std::string r(a);
+    for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<char>(r[i] ^ b[i]);
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", "[wipe]") {
@@ -80,13 +111,20 @@ TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", 
         for (const Mode& m : kSm4ModeCases) {
             INFO(m.name << " under engines '" << engines << "'");
             CipherPtr c = prov.cipher(m.name);
-            // The ciphertext, to know the keystream, and XTS's first tweak.
-            std::string cipher_text;
+            // The ciphertext, to know the keystream, an AEAD's tag, and XTS's first tweak.
+            std::string cipher_text, tag;
             {
                 CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
                 init(ctx.get(), c.get(), m, key, iv, 1);
                 cipher_text = update(ctx.get(), text, m.len);
                 REQUIRE(cipher_text.size() == m.len);
+                if (m.aead()) {
+                    unsigned char tail[32], t[kCcmTag];
+                    int n = 0;
+                    REQUIRE(EVP_CipherFinal_ex(ctx.get(), tail, &n) == 1);
+                    REQUIRE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, kCcmTag, t) == 1);
+                    tag = bytes_of(t, kCcmTag);
+                }
             }
             // The message's secrets, then the key's.
             std::vector<Watched> message = {{"plaintext", text.substr(40, 24)}};
@@ -110,6 +148,12 @@ TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", 
                 };
                 message.push_back({"keystream", keystream(48, 64)});
                 message.push_back({"last block's keystream", keystream(m.len - m.len % 16, m.len)});
+            }
+            if (const std::string counter = tag_mask_counter(m, iv); !counter.empty()) {
+                // The tag is the mask XOR the value (16-byte tags here).
+                const std::string mask = ecb_block(prov, key.substr(0, 16), counter);
+                message.push_back({m.gcm ? "E_K(J0)" : "E_K(A_0)", mask});
+                message.push_back({m.gcm ? "the message's GHASH" : "CBC-MAC value", xor_of(tag, mask)});
             }
             secrets.insert(secrets.end(), message.begin(), message.end());
             const size_t part = m.ccm ? m.len : 80;  // CCM takes its payload in one update
