@@ -103,16 +103,25 @@ HWACCEL_SM4_INLINE void store_rows_partial_in_registers(uint8_t* p, const Rows& 
         if (static_cast<size_t>(2 * k + 1) < m) storeu128(p + 32 * k + 16, _mm256_extracti128_si256(v.r[k], 1));
     }
 }
-// store_rows_partial_in_registers out of line, the rows passed in ymm
-// registers (no frame copy), for CFB decryption's last group in batches of
-// two groups or more on the AESENCLAST kernels (K::kPartialStoreOutOfLine):
-// with the eight conditional stores inline there, vaes-avx2's whole groups
-// ran 1.5-2.4% slower at 1-16 KiB on Zen 4 (code placement, as CTR on Zen
-// 5 above). Not for one-group batches (64 B: the call cost 1-3%), nor for
-// gfni-avx512 (64 B-1 KiB 4-12% slower with it).
+// The first m (1..7) blocks of a group out of line, the rows passed in ymm
+// registers, for CFB decryption's last group in batches of two groups or
+// more on the AESENCLAST kernels (K::kPartialStoreOutOfLine): with the
+// conditional stores inline there, vaes-avx2's whole groups ran 1.5-2.4%
+// slower at 1-16 KiB on Zen 4 (code placement, as CTR on Zen 5 above). Not
+// for one-group batches (64 B: the call cost 2-3.5%), nor for gfni-avx512
+// (2.5-13% slower at 64 B-1 KiB with it). The stores are written out: with
+// store_rows_partial_in_registers' loop, which a cold function keeps
+// rolled, GCC indexed a frame copy of the rows, and the unused lanes hold
+// E_K(0) (message_stack_residue_test).
 [[gnu::noinline, gnu::cold]] inline void store_partial_group(uint8_t* p, __m256i r0, __m256i r1, __m256i r2,
                                                             __m256i r3, size_t m) {
-    store_rows_partial_in_registers(p, Rows{{r0, r1, r2, r3}}, m);
+    storeu128(p, _mm256_castsi256_si128(r0));
+    if (m > 1) storeu128(p + 16, _mm256_extracti128_si256(r0, 1));
+    if (m > 2) storeu128(p + 32, _mm256_castsi256_si128(r1));
+    if (m > 3) storeu128(p + 48, _mm256_extracti128_si256(r1, 1));
+    if (m > 4) storeu128(p + 64, _mm256_castsi256_si128(r2));
+    if (m > 5) storeu128(p + 80, _mm256_extracti128_si256(r2, 1));
+    if (m > 6) storeu128(p + 96, _mm256_castsi256_si128(r3));
 }
 HWACCEL_SM4_INLINE Rows load_rows_any(const uint8_t* p, size_t m) {
     return m == 8 ? load_rows(p) : load_rows_partial(p, m);
@@ -256,7 +265,14 @@ void cbc_dec_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in
     for (int g = G - 1; g >= 0; --g) {
         const size_t mg = m - 8 * g < 8 ? m - 8 * g : 8;
         const Rows prev = load_prev_rows(in, 8 * g, mg, iv);
-        store_rows_any(out + 128 * g, xor_rows(from_state<K>(x[g]), prev), mg);
+        // A partial group's unused lanes hold D_K(0): XORed row by row in
+        // place and stored with constant row indices, as CFB's keystream
+        // below (gfni-avx512 left them in a frame copy at 64 and 112 bytes
+        // otherwise, message_stack_residue_test).
+        Rows v = from_state<K>(x[g]);
+        for (int k = 0; k < 4; ++k) v.r[k] = xor256(v.r[k], prev.r[k]);
+        if (mg == 8) store_rows(out + 128 * g, v);
+        else store_rows_partial_in_registers(out + 128 * g, v, mg);
     }
     K::wipe(x);
 }

@@ -1,7 +1,7 @@
 // The provider's cipher entry points leave nothing of a message on the stack
 // below their caller, nor in the caller-saved registers: plaintext, keystream
-// (ciphertext ^ plaintext), GCM's H and E_K(J0), CCM's E_K(A_0), XTS's first
-// tweak, and after a decryption whose tag failed the tag that would have
+// (ciphertext ^ plaintext), E_K(0) and D_K(0) (GCM's H; the bulk kernels'
+// unused lanes), GCM's E_K(J0), CCM's E_K(A_0), XTS's first tweak, and after a decryption whose tag failed the tag that would have
 // passed. The key schedule is vector_register_residue_evp_test.cpp's and the
 // engines' (test/backends); this covers the mode code above the engines,
 // which keeps such values in stack buffers (a partial block's keystream, a
@@ -82,6 +82,14 @@ std::vector<uint8_t> encrypt_block(const uint8_t* key, const uint8_t block[16]) 
     hwaccel::generic::sm4.set_key(&k, key);
     std::vector<uint8_t> out(block, block + 16);
     hwaccel::generic::sm4.encrypt_block(&k, out.data(), out.data());
+    return out;
+}
+// D_K(block), the same way.
+std::vector<uint8_t> decrypt_block(const uint8_t* key, const uint8_t block[16]) {
+    hwaccel::Sm4Key k{};
+    hwaccel::generic::sm4.set_key(&k, key);
+    std::vector<uint8_t> out(block, block + 16);
+    hwaccel::generic::sm4.ecb(&k, hwaccel::Sm4Direction::kDecrypt, out.data(), out.data(), 1);
     return out;
 }
 
@@ -197,9 +205,12 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                     for (size_t i = 0; i < mode.len; ++i) keystream[i] = cipher_text[i] ^ text[i];
                     secrets.add_bytes(keystream.data(), keystream.size(), "keystream");
                 }
+                // E_K(0) and D_K(0): what the bulk kernels make in the unused
+                // lanes of a partial group (zero blocks in), GCM's H.
+                const uint8_t zero[16] = {};
+                secrets.add_bytes(encrypt_block(key.data(), zero).data(), 16, mode.gcm ? "H" : "E_K(0)");
+                secrets.add_bytes(decrypt_block(key.data(), zero).data(), 16, "D_K(0)");
                 if (mode.gcm) {
-                    const uint8_t zero[16] = {};
-                    secrets.add_bytes(encrypt_block(key.data(), zero).data(), 16, "H");
                     if (mode.iv_len == 12) {  // otherwise J0 is GHASH(IV): the keystream stands for it
                         uint8_t j0[16] = {};
                         std::memcpy(j0, iv.data(), 12);
