@@ -49,8 +49,6 @@ using GfniKeys = KernelRoundKeys<GfniKeyForm>;
 template <__m128i (*kCryptBlock)(const Sm4Key*, Sm4Direction, __m128i)>
 struct GfniKernelCommon {
     using Keys = GfniKeys;
-    // CFB decryption's partial group stored inline (sm4_x86_modes.hpp).
-    static constexpr bool kPartialStoreOutOfLine = false;
 
     static HWACCEL_SM4_INLINE __m256i enter(__m256i w) {
         return _mm256_gf2p8affine_epi64_epi8(w, _mm256_set1_epi64x(static_cast<long long>(gfni::kA1)), 0);

@@ -273,8 +273,6 @@ template <bool kVaes>
 struct AesKernel {
     using Keys = BulkKeys;
     static constexpr int kMaxGroups = 4;  // what the assembly kernel takes
-    // CFB decryption's partial group stored out of line (sm4_x86_modes.hpp).
-    static constexpr bool kPartialStoreOutOfLine = true;
     // No round key reaches the stack in an optimised build: both kernels
     // broadcast them inside their assembly, and the array of them (Keys)
     // wipes itself. -O0 and sanitizer builds spill what Release keeps in

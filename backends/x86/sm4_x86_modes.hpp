@@ -88,12 +88,16 @@ HWACCEL_SM4_INLINE void store_rows_partial(uint8_t* p, const Rows& v, size_t m) 
         storeu128(p + 16 * i, (i & 1) ? _mm256_extracti128_si256(r, 1) : _mm256_castsi256_si128(r));
     }
 }
-// The same with constant row indices, for ECB and CFB decryption: with
-// v.r[i / 2] GCC indexed a frame copy of v there (ECB's output, which is H
-// or keystream when the provider makes them with it) and kept the
-// keystream rows v was made from in the frame too (message_stack_residue_test).
-// Not used everywhere: in CTR, which left nothing, it made the whole-group
-// path 2-3% slower (8 and 16 KiB, gfni-avx512, Zen 5), code placement alone.
+// The same with constant row indices, for ECB and CBC and CFB decryption:
+// with v.r[i / 2] GCC indexed a frame copy of v there (ECB's output, which
+// is H or keystream when the provider makes them with it; the unused lanes'
+// D_K(0) in CBC decryption) and kept the keystream rows v was made from in
+// the frame too (message_stack_residue_test). Not used everywhere: in CTR,
+// which left nothing, it made the whole-group path 2-3% slower (8 and 16
+// KiB, gfni-avx512, Zen 5), code placement alone; in CFB decryption it
+// costs vaes-avx2 1.5-2.4% at 1-16 KiB on Zen 4 (the same cause: the store
+// out of line in a cold function won 2% in one build's layout, 0.5-1% in
+// the next, and lost 2-3.5% at 64 bytes: not kept).
 // Its callers choose between it and store_rows themselves: folded into one
 // helper taking the rows by reference, GCC made a frame copy again (GCM's
 // keystream at 256 bytes on gfni-avx512, message_stack_residue_test).
@@ -102,26 +106,6 @@ HWACCEL_SM4_INLINE void store_rows_partial_in_registers(uint8_t* p, const Rows& 
         if (static_cast<size_t>(2 * k) < m) storeu128(p + 32 * k, _mm256_castsi256_si128(v.r[k]));
         if (static_cast<size_t>(2 * k + 1) < m) storeu128(p + 32 * k + 16, _mm256_extracti128_si256(v.r[k], 1));
     }
-}
-// The first m (1..7) blocks of a group out of line, the rows passed in ymm
-// registers, for CFB decryption's last group in batches of two groups or
-// more on the AESENCLAST kernels (K::kPartialStoreOutOfLine): with the
-// conditional stores inline there, vaes-avx2's whole groups ran 1.5-2.4%
-// slower at 1-16 KiB on Zen 4 (code placement, as CTR on Zen 5 above). Not
-// for one-group batches (64 B: the call cost 2-3.5%), nor for gfni-avx512
-// (2.5-13% slower at 64 B-1 KiB with it). The stores are written out: with
-// store_rows_partial_in_registers' loop, which a cold function keeps
-// rolled, GCC indexed a frame copy of the rows, and the unused lanes hold
-// E_K(0) (message_stack_residue_test).
-[[gnu::noinline, gnu::cold]] inline void store_partial_group(uint8_t* p, __m256i r0, __m256i r1, __m256i r2,
-                                                            __m256i r3, size_t m) {
-    storeu128(p, _mm256_castsi256_si128(r0));
-    if (m > 1) storeu128(p + 16, _mm256_extracti128_si256(r0, 1));
-    if (m > 2) storeu128(p + 32, _mm256_castsi256_si128(r1));
-    if (m > 3) storeu128(p + 48, _mm256_extracti128_si256(r1, 1));
-    if (m > 4) storeu128(p + 64, _mm256_castsi256_si128(r2));
-    if (m > 5) storeu128(p + 80, _mm256_extracti128_si256(r2, 1));
-    if (m > 6) storeu128(p + 96, _mm256_castsi256_si128(r3));
 }
 HWACCEL_SM4_INLINE Rows load_rows_any(const uint8_t* p, size_t m) {
     return m == 8 ? load_rows(p) : load_rows_partial(p, m);
@@ -293,8 +277,7 @@ void cfb_dec_batch(const typename K::Keys& keys, uint8_t* out, const uint8_t* in
         const Rows c = load_rows_any(in + 128 * g, mg);
         for (int k = 0; k < 4; ++k) v.r[k] = xor256(v.r[k], c.r[k]);
         if (mg == 8) store_rows(out + 128 * g, v);
-        else if constexpr (G == 1 || !K::kPartialStoreOutOfLine) store_rows_partial_in_registers(out + 128 * g, v, mg);
-        else store_partial_group(out + 128 * g, v.r[0], v.r[1], v.r[2], v.r[3], mg);
+        else store_rows_partial_in_registers(out + 128 * g, v, mg);
     }
     K::wipe(x);
 }
