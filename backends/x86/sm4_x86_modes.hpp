@@ -94,10 +94,11 @@ HWACCEL_SM4_INLINE void store_rows_partial(uint8_t* p, const Rows& v, size_t m) 
 // D_K(0) in CBC decryption) and kept the keystream rows v was made from in
 // the frame too (message_stack_residue_test). Not used everywhere: in CTR,
 // which left nothing, it made the whole-group path 2-3% slower (8 and 16
-// KiB, gfni-avx512, Zen 5), code placement alone; in CFB decryption it
-// costs vaes-avx2 1.5-2.4% at 1-16 KiB on Zen 4 (the same cause: the store
-// out of line in a cold function won 2% in one build's layout, 0.5-1% in
-// the next, and lost 2-3.5% at 64 bytes: not kept).
+// KiB, gfni-avx512, Zen 5), code placement alone; CFB decryption on
+// vaes-avx2 runs 1.6-2.5% slower at 256 B and 8-16 KiB than before it
+// (Zen 4), put down to the same (the store out of line in a cold function
+// gave back 0.5-2.4% depending on the build and cost 1.7-2.7% at 64 B:
+// not kept; docs/DESIGN.md).
 // Its callers choose between it and store_rows themselves: folded into one
 // helper taking the rows by reference, GCC made a frame copy again (GCM's
 // keystream at 256 bytes on gfni-avx512, message_stack_residue_test).

@@ -1,7 +1,9 @@
 // The provider's cipher entry points leave nothing of a message on the stack
 // below their caller, nor in the caller-saved registers: plaintext, keystream
-// (ciphertext ^ plaintext), E_K(0) and D_K(0) (GCM's H; the bulk kernels'
-// unused lanes), GCM's E_K(J0), CCM's E_K(A_0), XTS's first tweak, and after a decryption whose tag failed the tag that would have
+// (ciphertext ^ plaintext, and in CTR and GCM past the message to the end
+// of its last 8-block group), E_K(0) and D_K(0) (GCM's H; the bulk
+// kernels' unused lanes), GCM's E_K(J0), CCM's E_K(A_0), XTS's first
+// tweak, and after a decryption whose tag failed the tag that would have
 // passed. The key schedule is vector_register_residue_evp_test.cpp's and the
 // engines' (test/backends); this covers the mode code above the engines,
 // which keeps such values in stack buffers (a partial block's keystream, a
@@ -204,6 +206,39 @@ TEST_CASE("the SM4 modes leave no message secret on the stack or in registers", 
                     std::vector<uint8_t> keystream(mode.len);
                     for (size_t i = 0; i < mode.len; ++i) keystream[i] = cipher_text[i] ^ text[i];
                     secrets.add_bytes(keystream.data(), keystream.size(), "keystream");
+                }
+                // CTR's and GCM's keystream past the message, to the end of its
+                // last 8-block group: what the bulk kernels make in a partial
+                // group's unused lanes (counters after the last block's; GCM's
+                // count from inc32(J0) = IV || 2, 32 bits wide).
+                const bool ctr = std::strcmp(mode.name, "SM4-CTR") == 0;
+                if (ctr || (mode.gcm && mode.iv_len == 12)) {
+                    const size_t used = (mode.len + 15) / 16, groups_end = (used + 7) / 8 * 8;
+                    // The counters are checked against the provider itself: a
+                    // message of zeros to the groups' end is that keystream.
+                    std::vector<uint8_t> zeros(16 * groups_end), stream(16 * groups_end + 16);
+                    {
+                        void* vctx = ready(true, nullptr);
+                        size_t outl = 0;
+                        REQUIRE(fns.update(vctx, stream.data(), &outl, stream.size(), zeros.data(), zeros.size()) == 1);
+                        fns.freectx(vctx);
+                    }
+                    for (size_t i = used; i < groups_end; ++i) {
+                        uint8_t counter[16] = {};
+                        if (ctr) {  // the IV as a 128-bit big-endian number, plus i
+                            uint64_t lo = hwaccel::load_be64(iv.data() + 8), hi = hwaccel::load_be64(iv.data());
+                            hi += (lo + i < lo) ? 1 : 0;
+                            lo += i;
+                            hwaccel::store_be64(counter, hi);
+                            hwaccel::store_be64(counter + 8, lo);
+                        } else {
+                            std::memcpy(counter, iv.data(), 12);
+                            hwaccel::store_be32(counter + 12, static_cast<uint32_t>(2 + i));
+                        }
+                        const std::vector<uint8_t> k = encrypt_block(key.data(), counter);
+                        REQUIRE(std::memcmp(k.data(), stream.data() + 16 * i, 16) == 0);
+                        secrets.add_bytes(k.data(), 16, "keystream past the message");
+                    }
                 }
                 // E_K(0) and D_K(0): what the bulk kernels make in the unused
                 // lanes of a partial group (zero blocks in), GCM's H.

@@ -98,11 +98,12 @@ std::string tag_mask_counter(const Mode& m, const std::string& iv) {
 // The case's length, and for CCM also its other two paths: payloads up to
 // 96 bytes (E(A_0) and the keystream made ahead, with the MAC's first
 // block) and longer than a 2032-byte stack buffer (sm4_ccm_mode.cpp).
+constexpr size_t kMaxLen = 3000;
+static_assert(kMaxLen >= kSm4ModeCaseMaxLen);
 std::vector<size_t> lengths_of(const Mode& m) {
-    if (m.ccm) return {m.len, 64, 3000};
+    if (m.ccm) return {m.len, 64, kMaxLen};
     return {m.len};
 }
-constexpr size_t kMaxLen = 3000;
 
 std::string xor_of(const std::string& a, const std::string& b) {
     std::string r(a);
@@ -115,7 +116,6 @@ std::string xor_of(const std::string& a, const std::string& b) {
 TEST_CASE("cipher contexts keep no key, text or keystream they no longer need", "[wipe]") {
     const std::string key = pattern(32, 1), other_key = pattern(32, 2), iv = pattern(16, 3);
     const std::string text = pattern(kMaxLen, 4);
-    static_assert(kMaxLen >= kSm4ModeCaseMaxLen);
     for (const std::string& engines : engine_selections({"sm4", "ghash"})) {
         LoadedProvider prov(engines);
         for (const Mode& the_case : kSm4ModeCases) for (size_t len : lengths_of(the_case)) {
