@@ -1,6 +1,7 @@
 // The provider instance: what the core handed us, our property string, and
 // the engines chosen for this instance. Immutable after init, so any number
-// of threads may use it.
+// of threads may use it; the one exception, the spare digest contexts, is
+// lock-free (spare_contexts.hpp).
 #pragma once
 
 #include <openssl/core.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "hwaccel/registry.hpp"
+#include "spare_contexts.hpp"
 
 namespace hwaccel {
 
@@ -29,6 +31,7 @@ struct ProvCtx {
     std::vector<OSSL_ALGORITHM> digests;  // tables carry `property`, so per instance
     std::vector<OSSL_ALGORITHM> ciphers;
     std::vector<OSSL_ALGORITHM> skeymgmt;  // OpenSSL 3.5+ asks for it
+    mutable SpareContexts spare_digest_contexts;
 };
 
 }  // namespace hwaccel

@@ -1,7 +1,9 @@
 // A digest context freed by EVP holds no message bytes: the allocator (which
 // sees every block hwaccel frees) searches each freed block for the message.
 // Covers the message abandoned mid-way (freectx must wipe it), finished
-// (final wiped it), abandoned then re-initialised, and a copy freed.
+// (final wiped it), abandoned then re-initialised, and a copy freed; and
+// the blocks still live, where the instance keeps a finished context as a
+// spare for the next newctx.
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
@@ -37,6 +39,7 @@ TEST_CASE("freed digest contexts hold no message bytes", "[wipe]") {
             MdPtr md = prov.md(d.name);
             // Looked for: the message's middle 24 bytes, wherever a hasher keeps them.
             watch_freed_blocks_for(m.substr(8, 24));
+            const long serial = allocation_serial();
             {
                 MdCtxPtr abandoned(EVP_MD_CTX_new());
                 update(abandoned.get(), md.get(), m);
@@ -51,6 +54,9 @@ TEST_CASE("freed digest contexts hold no message bytes", "[wipe]") {
                 final_digest(finished.get(), out, d.xof ? 32 : size_t(EVP_MD_get_size(md.get())), d.xof);
             }
             CHECK(freed_block_holding_watched() == "");
+            // A finished context the instance keeps as its spare
+            // (spare_contexts.hpp) is live, not freed: it holds nothing either.
+            CHECK(live_block_holding(serial, {{"message", m.substr(8, 24)}}) == "");
             watch_freed_blocks_for("");
         }
     }
