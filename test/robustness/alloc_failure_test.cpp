@@ -121,6 +121,8 @@ Tally exhaust(const Scenario& scenario, const Surroundings& around = {}) {
         scenario(warm_up);
         around.after();
         ERR_clear_error();
+        for (const auto& c : warm_up.complaints()) FAIL_CHECK("warm-up: " << c);
+        CHECK(warm_up.failed_steps() == 0);
     }
     long baseline = live_blocks();
     {
