@@ -101,6 +101,11 @@ bool chosen_automatically(const void* engine, const CpuFeatures& cpu) {
 #ifdef HWACCEL_TESTING
     if (engine == &testing::sm4_minimal) return false;
 #endif
+#if defined(__x86_64__)
+    // One Keccak lane per xmm register beats the scalar code on AMD cores,
+    // not on Intel's (cpu.hpp, avx512_keccak_fast).
+    if (engine == &x86::keccak_x86_avx512) return cpu.avx512_keccak_fast;
+#endif
 #if defined(__aarch64__)
     // The SHA-3 instructions beat scalar Keccak on Apple cores only (about 2x
     // slower on Neoverse V1/V2/N2): see detect_arm64.hpp.

@@ -30,6 +30,7 @@ constexpr FeatureName kFeatureNames[] = {
     {"avx512vl", &CpuFeatures::avx512vl},
     {"avx512bw", &CpuFeatures::avx512bw},
     {"avx512dq", &CpuFeatures::avx512dq},
+    {"avx512-keccak-fast", &CpuFeatures::avx512_keccak_fast},
     {"phe", &CpuFeatures::phe},
     {"cpacf-sha1", &CpuFeatures::cpacf_sha1},
     {"cpacf-sha256", &CpuFeatures::cpacf_sha256},

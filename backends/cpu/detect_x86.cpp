@@ -21,6 +21,9 @@ Regs cpuid(uint32_t leaf, uint32_t subleaf = 0) {
 
 bool bit(uint32_t word, int n) { return (word >> n) & 1u; }
 
+// CPUID leaf 0's vendor string "AuthenticAMD" (EBX, EDX, ECX).
+bool is_amd(const Regs& l0) { return l0.b == 0x68747541u && l0.d == 0x69746e65u && l0.c == 0x444d4163u; }
+
 uint32_t xcr0() {
     uint32_t lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
@@ -62,6 +65,8 @@ CpuFeatures detect_cpu() {
         f.avx512dq = bit(l7.b, 17) && f.avx512f;
         f.avx512bw = bit(l7.b, 30) && f.avx512f;
         f.avx512vl = bit(l7.b, 31) && f.avx512f;
+        // Measured, not derived: see avx512_keccak_fast in cpu.hpp.
+        f.avx512_keccak_fast = is_amd(l0) && f.avx512vl;
     }
     // Zhaoxin PHE: the vendor, leaf and family rules live in phe_usable(),
     // which the tests feed with synthetic values.

@@ -37,6 +37,18 @@ std::set<std::string> kernel_flags() {
     return {};
 }
 
+// The value of the first processor's FIELD ("vendor_id"), or empty.
+std::string kernel_field(const std::string& field) {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(field, 0) != 0) continue;
+        const std::set<std::string> words = words_of(line.substr(line.find(':') + 1));
+        return words.size() == 1 ? *words.begin() : std::string();
+    }
+    return {};
+}
+
 }  // namespace
 
 TEST_CASE("x86 detection: each feature agrees with /proc/cpuinfo", "[cpu][detect]") {
@@ -62,6 +74,13 @@ TEST_CASE("x86 detection: each feature agrees with /proc/cpuinfo", "[cpu][detect
     for (const auto& feature : features) {
         INFO(feature.kernel_name);
         CHECK(feature.detected == (flags.count(feature.kernel_name) == 1));
+    }
+    // The registry's preference for AVX-512 Keccak follows the vendor: AMD
+    // with AVX-512F/VL only (an emulator's vendor is its own: not checked).
+    if (!emulated) {
+        const bool amd = kernel_field("vendor_id") == "AuthenticAMD";
+        INFO("vendor_id " << kernel_field("vendor_id"));
+        CHECK(f.avx512_keccak_fast == (amd && flags.count("avx512f") == 1 && flags.count("avx512vl") == 1));
     }
 }
 #endif
