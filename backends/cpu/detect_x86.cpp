@@ -21,8 +21,10 @@ Regs cpuid(uint32_t leaf, uint32_t subleaf = 0) {
 
 bool bit(uint32_t word, int n) { return (word >> n) & 1u; }
 
-// CPUID leaf 0's vendor string "AuthenticAMD" (EBX, EDX, ECX).
-bool is_amd(const Regs& l0) { return l0.b == 0x68747541u && l0.d == 0x69746e65u && l0.c == 0x444d4163u; }
+// CPUID leaf 0's vendor string "AuthenticAMD", as <cpuid.h> spells it.
+bool is_amd(const Regs& l0) {
+    return l0.b == signature_AMD_ebx && l0.d == signature_AMD_edx && l0.c == signature_AMD_ecx;
+}
 
 uint32_t xcr0() {
     uint32_t lo, hi;

@@ -81,6 +81,8 @@ TEST_CASE("x86 detection: each feature agrees with /proc/cpuinfo", "[cpu][detect
         const bool amd = kernel_field("vendor_id") == "AuthenticAMD";
         INFO("vendor_id " << kernel_field("vendor_id"));
         CHECK(f.avx512_keccak_fast == (amd && flags.count("avx512f") == 1 && flags.count("avx512vl") == 1));
+    } else {
+        CHECK((!f.avx512_keccak_fast || f.avx512vl));
     }
 }
 #endif

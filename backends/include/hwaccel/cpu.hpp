@@ -28,9 +28,9 @@ struct CpuFeatures {
     bool avx512dq = false;
     // ... and known to run x86-avx512's Keccak (one lane per xmm register)
     // faster than the scalar x86-bmi2 code: AMD cores with AVX-512F/VL (Zen 4
-    // 1.25x; Intel Emerald Rapids, with three vector pipes against five
-    // integer ones, 0.93-0.98x). Only then the registry picks x86-avx512 by
-    // itself.
+    // 1.20-1.25x; on Intel Emerald Rapids, three vector pipes against five
+    // integer ones, 0.93-0.98x; other Intel cores unmeasured). Only then the
+    // registry picks x86-avx512 by itself.
     bool avx512_keccak_fast = false;
     // Zhaoxin/Centaur PadLock Hash Engine (leaf 0xC0000001 EDX bits 10/11)
     bool phe = false;
