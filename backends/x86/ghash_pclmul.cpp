@@ -22,18 +22,7 @@ constexpr size_t kGroup = 16;
 
 HWACCEL_CLMUL void update(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
     if (nblocks == 0) return;
-    ensure_powers(key, nblocks < kGroup ? nblocks : kGroup);
-    __m128i y = load_reversed(y_bytes);
-    while (nblocks > 0) {
-        const size_t m = nblocks < kGroup ? nblocks : kGroup;
-        const GhashKey* k = per_group(key);
-        Wide acc = zero_wide();
-        accumulate_blocks(acc, k, data, m, 0);
-        y = finish_group(acc, k, y, m);
-        data += 16 * m;
-        nblocks -= m;
-    }
-    store_reversed(y_bytes, y);
+    update_groups(key, y_bytes, data, nblocks, kGroup);
     clear_xmm_registers();
 }
 
