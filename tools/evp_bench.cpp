@@ -18,8 +18,14 @@
 // times one implementation at a time the way `openssl speed` does, for
 // bench.py's openssl-speed mode.
 //
-// usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S]
-//                          [--markdown | --mr] [--info] [ALG ...]
+// --seconds with --threads N runs N threads at once, each with its own
+// contexts over the one provider instance of this process, as a threaded
+// server would: what an instance shares between threads shows there (a
+// spare-context slot every thread wrote made hwaccel 0.71-0.79x default
+// with 2 threads at 64 bytes; provider/spare_contexts.hpp).
+//
+// usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S
+//                          [--threads N]] [--markdown | --mr] [--info] [ALG ...]
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -30,6 +36,7 @@
 #include <x86intrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -232,6 +239,46 @@ void time_alone(const std::string& impl, Op& op, const Alg& a, int seconds) {
     std::fflush(stdout);
 }
 
+// --threads: `threads` threads, each with its own Op of `impl`, call for
+// `seconds` of wall time per length; bytes per wall-clock second, summed
+// over the threads (user CPU time would count the threads' seconds twice).
+// Printed as time_alone prints.
+void time_threads(const std::string& impl, const Alg& a, int seconds, int threads) {
+    std::printf("+F:%s:%s", impl.c_str(), a.label);
+    for (size_t len : kLengths) {
+        std::vector<std::unique_ptr<Op>> ops;
+        for (int t = 0; t < threads; ++t) ops.push_back(make_op(impl, a));
+        std::atomic<bool> stop{false};
+        std::atomic<int> ready{0};
+        std::vector<uint64_t> counts(threads, 0);
+        std::vector<std::thread> workers;
+        for (int t = 0; t < threads; ++t)
+            workers.emplace_back([&, t] {
+                // Each thread its own buffers: shared ones would be a shared line too.
+                std::vector<uint8_t> in(input, input + len), out(len + 32);
+                for (int i = 0; i < 50; ++i) ops[t]->run(in.data(), len, out.data());
+                ++ready;
+                uint64_t n = 0;
+                while (!stop.load(std::memory_order_relaxed)) {
+                    ops[t]->run(in.data(), len, out.data());
+                    ++n;
+                }
+                counts[t] = n;
+            });
+        while (ready.load() < threads) std::this_thread::yield();
+        const auto w0 = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(std::chrono::seconds(seconds));
+        stop = true;
+        for (auto& w : workers) w.join();
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        uint64_t total = 0;
+        for (uint64_t c : counts) total += c;
+        std::printf(":%.2f", double(total) * double(len) / wall);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
 enum class Format { text, markdown, mr };
 
 // Interleaved: each round makes the call once (8 times for short lengths)
@@ -311,8 +358,8 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::printf(
-        "usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S]\n"
-        "                         [--markdown | --mr] [--info] [ALG ...]\n"
+        "usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S\n"
+        "                         [--threads N]] [--markdown | --mr] [--info] [ALG ...]\n"
         "EVP calls through hwaccel and default (and libgcrypt when built with it),\n"
         "interleaved call by call; medians in TSC ticks per call. ALG: labels as in\n"
         "scripts/bench.py.\n"
@@ -322,6 +369,9 @@ void usage() {
         ")\n"
         "  --seconds S       each implementation alone for S s per length, as openssl\n"
         "                    speed does (bytes per user CPU second, speed's -mr format)\n"
+        "  --threads N       with --seconds: N threads at once over this process's one\n"
+        "                    provider instance, each with its own contexts; bytes per\n"
+        "                    wall-clock second summed over them\n"
         "  --mr              machine-readable: +I (facts), +T:ALG:LEN:IMPL=TICKS...\n"
         "  --info            print the TSC rate (MHz) and libgcrypt's version and\n"
         "                    hwflist (when built with it), +I lines, and exit\n");
@@ -332,7 +382,7 @@ void usage() {
 int main(int argc, char** argv) {
     std::string module_dir;
     Format format = Format::text;
-    int seconds = 0;
+    int seconds = 0, threads = 0;
     bool info_only = false;
     std::vector<std::string> impls(std::begin(kKnown), std::end(kKnown)), wanted;
     for (int i = 1; i < argc; ++i) {
@@ -340,6 +390,7 @@ int main(int argc, char** argv) {
         if (arg == "--module-dir" && i + 1 < argc) module_dir = argv[++i];
         else if (arg == "--providers" && i + 1 < argc) impls = split(argv[++i]);
         else if (arg == "--seconds" && i + 1 < argc) seconds = std::atoi(argv[++i]);
+        else if (arg == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (arg == "--markdown") format = Format::markdown;
         else if (arg == "--mr") format = Format::mr;
         else if (arg == "--info") info_only = true;
@@ -358,7 +409,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (impls.empty() || seconds < 0) {
+    if (impls.empty() || seconds < 0 || threads < 0 || (threads > 0 && seconds == 0)) {
         usage();
         return 2;
     }
@@ -448,7 +499,10 @@ int main(int argc, char** argv) {
         }
         if (ops.empty()) continue;
         if (seconds > 0) {
-            for (size_t c = 0; c < ops.size(); ++c) time_alone(here[c], *ops[c], a, seconds);
+            for (size_t c = 0; c < ops.size(); ++c) {
+                if (threads > 0) time_threads(here[c], a, seconds, threads);
+                else time_alone(here[c], *ops[c], a, seconds);
+            }
         } else {
             time_interleaved(here, ops, a, format);
         }
