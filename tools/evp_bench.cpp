@@ -247,8 +247,15 @@ void time_threads(const std::string& impl, const Alg& a, int seconds, int thread
     std::printf("+F:%s:%s", impl.c_str(), a.label);
     for (size_t len : kLengths) {
         std::vector<std::unique_ptr<Op>> ops;
-        for (int t = 0; t < threads; ++t) ops.push_back(make_op(impl, a));
-        std::atomic<bool> stop{false};
+        for (int t = 0; t < threads; ++t) {
+            ops.push_back(make_op(impl, a));
+            if (!ops.back()->ok()) {
+                std::fprintf(stderr, "hwaccel-evp-bench: %s from %s: no context for thread %d\n",
+                             a.label, impl.c_str(), t);
+                std::exit(1);
+            }
+        }
+        std::atomic<bool> go{false}, stop{false};
         std::atomic<int> ready{0};
         std::vector<uint64_t> counts(threads, 0);
         std::vector<std::thread> workers;
@@ -258,6 +265,7 @@ void time_threads(const std::string& impl, const Alg& a, int seconds, int thread
                 std::vector<uint8_t> in(input, input + len), out(len + 32);
                 for (int i = 0; i < 50; ++i) ops[t]->run(in.data(), len, out.data());
                 ++ready;
+                while (!go.load()) std::this_thread::yield();
                 uint64_t n = 0;
                 while (!stop.load(std::memory_order_relaxed)) {
                     ops[t]->run(in.data(), len, out.data());
@@ -267,6 +275,7 @@ void time_threads(const std::string& impl, const Alg& a, int seconds, int thread
             });
         while (ready.load() < threads) std::this_thread::yield();
         const auto w0 = std::chrono::steady_clock::now();
+        go = true;
         std::this_thread::sleep_for(std::chrono::seconds(seconds));
         stop = true;
         for (auto& w : workers) w.join();
@@ -390,7 +399,11 @@ int main(int argc, char** argv) {
         if (arg == "--module-dir" && i + 1 < argc) module_dir = argv[++i];
         else if (arg == "--providers" && i + 1 < argc) impls = split(argv[++i]);
         else if (arg == "--seconds" && i + 1 < argc) seconds = std::atoi(argv[++i]);
-        else if (arg == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else if (arg == "--threads" && i + 1 < argc) {
+            char* end = nullptr;
+            const long n = std::strtol(argv[++i], &end, 10);
+            threads = (*end == '\0' && n >= 1 && n <= 1024) ? int(n) : -1;
+        }
         else if (arg == "--markdown") format = Format::markdown;
         else if (arg == "--mr") format = Format::mr;
         else if (arg == "--info") info_only = true;
@@ -454,6 +467,8 @@ int main(int argc, char** argv) {
     if (info_only) return 0;
     if (seconds > 0) {
         signal(SIGALRM, on_alarm);
+        if (threads > 0)
+            std::printf("+I:method:%d threads, bytes per wall-clock second summed over them\n", threads);
         std::printf("+H");
         for (size_t len : kLengths) std::printf(":%zu", len);
         std::printf("\n");

@@ -40,13 +40,15 @@ bool avx512_available(const CpuFeatures& c) {
 // next (Y's product, the reduction) then spreads over twice the data.
 constexpr size_t kGroup = 32;
 
-// Fewer blocks than a zmm register holds go to the PCLMULQDQ engine's xmm
-// code (SSE only, one group): no zero accumulators to fold, and only
-// xmm0-15 to clear (vpclmul-avx512 at 1-3 blocks: 70-76 TSC ticks a call
-// instead of 82-86, as pclmul; Intel Emerald Rapids, held key). Not
-// inlined: in a caller compiled for AVX-512 the compiler could move its
-// values to xmm16-31, which its clear misses.
-constexpr size_t kFewBlocks = 4;
+// Up to 4 blocks go to the PCLMULQDQ engine's xmm code (SSE only, one
+// group): no zero accumulators to fold, and only xmm0-15 to clear
+// (vpclmul-avx512 at 1-3 blocks: 70-76 TSC ticks a call instead of 82-86,
+// as pclmul; at 4 blocks pclmul is 6% ahead of either wider path in
+// hwaccel-kernel-bench; Intel Emerald Rapids, held key; not measured on
+// AMD). Not inlined: in a caller compiled for AVX-512 the compiler could
+// move its values to xmm16-31, which its clear misses (in a build for
+// AVX-512 as a whole it clears them too).
+constexpr size_t kFewBlocks = 5;
 
 __attribute__((noinline)) HWACCEL_CLMUL void update_few(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
     update_groups(key, y_bytes, data, nblocks, kFewBlocks);
@@ -125,6 +127,9 @@ __attribute__((noinline, target(HWACCEL_VPCLMUL_AVX2))) void update_avx2(GhashKe
     }
     store_reversed(y_bytes, y);
     _mm256_zeroall();  // H's powers, Y and the products were in ymm0-15
+#if defined(__AVX512F__)
+    clear_xmm16_31();  // a build for AVX-512 as a whole may use them here too
+#endif
 }
 
 // ------------------------------------------------------------ zmm: 4 blocks
@@ -149,10 +154,11 @@ HWACCEL_ZMM_INLINE __m128i fold_lanes512(__m512i v) {
     return _mm_xor_si128(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
 }
 
-// Below 16 blocks vpclmul-avx512 runs vpclmul-avx2's code (and that, below
+// Below 16 blocks vpclmul-avx512 runs vpclmul-avx2's code (and that, up to
 // 4, the xmm code): 6-12 ticks fewer a call at 4-15 blocks, the same at 16;
 // from 24 blocks zmm is ahead (its four blocks an op outweigh the wider
-// fold and the clear of xmm16-31). Intel Emerald Rapids, held key.
+// fold and the clear of xmm16-31). Intel Emerald Rapids, held key; not
+// measured on AMD.
 constexpr size_t kZmmFrom = 16;
 
 // Blocks of an m-block group: fours in zmm, then the pairs path.

@@ -219,8 +219,10 @@ HWACCEL_CLMUL_INLINE void update_groups(GhashKey* key, uint8_t y_bytes[16], cons
 }
 
 // Zeroes xmm0-15 (legacy SSE encoding, so any x86-64 CPU), where H's
-// powers, Y and the products were. The clobbers tell the compiler nothing
-// it holds survives. Engines using zmm16-31 clear those too.
+// powers, Y and the products were, and xmm16-31 too when the whole build
+// targets AVX-512 (-march=native on such a CPU): only then may the
+// compiler put values there in SSE-target code. The clobbers tell the
+// compiler nothing it holds survives.
 inline void clear_xmm_registers() {
     __asm__ volatile(
         "pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
@@ -229,6 +231,14 @@ inline void clear_xmm_registers() {
         "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
         ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
             "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#if defined(__AVX512F__)
+    __asm__ volatile(
+        ".irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+        "vpxord %%xmm\\r, %%xmm\\r, %%xmm\\r\n"
+        ".endr" ::
+            : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
+              "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+#endif
 }
 
 }  // namespace hwaccel::x86::ghash_clmul

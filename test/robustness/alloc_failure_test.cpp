@@ -113,7 +113,7 @@ Tally exhaust(const Scenario& scenario, const Surroundings& around = {}) {
     ERR_clear_error();
     set_provider_source(HWACCEL_PROVIDER_SOURCE_DIR);
     // One run first, uncounted: what an instance keeps from run to run (a
-    // spare digest context per algorithm, provider/spare_contexts.hpp) then
+    // spare digest context per algorithm and thread, provider/spare_contexts.hpp) then
     // exists before the baseline instead of counting as the first run's leak.
     {
         Judge warm_up(around.tolerate_libcrypto_leaks);
