@@ -180,6 +180,10 @@ HWACCEL_ZMM_INLINE void accumulate_quads(Wide& acc, const GhashKey* key, const u
 
 __attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(GhashKey* key, uint8_t y_bytes[16],
                                                                    const uint8_t* data, size_t nblocks) {
+    if (nblocks < kFewBlocks) {  // straight there, not through update_avx2
+        if (nblocks != 0) update_few(key, y_bytes, data, nblocks);
+        return;
+    }
     if (nblocks < kZmmFrom) {
         update_avx2(key, y_bytes, data, nblocks);
         return;
