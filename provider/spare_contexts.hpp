@@ -12,7 +12,7 @@
 // Per thread, because one spare per algorithm for the whole instance was a
 // cache line that every thread hashing short messages wrote twice a
 // message: two threads sharing an instance made SHA-256 at 16-64 bytes
-// 0.63-0.73x the default provider (Intel Emerald Rapids, 2026-12-07). Each
+// 0.63-0.77x the default provider (Intel Emerald Rapids, 2026-12-07). Each
 // thread takes a bucket of slots of its own, handed out in turn on its
 // first use (kBuckets of them; later threads share, as all did before),
 // and buckets never share a cache line or its prefetch pair, whatever the

@@ -21,7 +21,7 @@
 // --seconds with --threads N runs N threads at once, each with its own
 // contexts over the one provider instance of this process, as a threaded
 // server would: what an instance shares between threads shows there (a
-// spare-context slot every thread wrote made hwaccel 0.71-0.79x default
+// spare-context slot every thread wrote made hwaccel 0.63-0.77x default
 // with 2 threads at 64 bytes; provider/spare_contexts.hpp).
 //
 // usage: hwaccel-evp-bench [--module-dir DIR] [--providers LIST] [--seconds S
