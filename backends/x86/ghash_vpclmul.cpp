@@ -40,20 +40,13 @@ bool avx512_available(const CpuFeatures& c) {
 // next (Y's product, the reduction) then spreads over twice the data.
 constexpr size_t kGroup = 32;
 
-// Up to 4 blocks go to the PCLMULQDQ engine's xmm code (SSE only, one
+// Up to 4 blocks go to the PCLMULQDQ engine's update (SSE only, one
 // group): no zero accumulators to fold, and only xmm0-15 to clear
 // (vpclmul-avx512 at 1-3 blocks: 70-76 TSC ticks a call instead of 82-86,
 // as pclmul; at 4 blocks pclmul is 6% ahead of either wider path in
 // hwaccel-kernel-bench; Intel Emerald Rapids, held key; not measured on
-// AMD). Not inlined: in a caller compiled for AVX-512 the compiler could
-// move its values to xmm16-31, which its clear misses (in a build for
-// AVX-512 as a whole it clears them too).
+// AMD). It is not inlined here (ghash_pclmul.cpp says why).
 constexpr size_t kFewBlocks = 5;
-
-__attribute__((noinline)) HWACCEL_CLMUL void update_few(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks) {
-    update_groups(key, y_bytes, data, nblocks, kFewBlocks);
-    clear_xmm_registers();
-}
 
 // ------------------------------------------------------------ ymm: 2 blocks
 
@@ -108,10 +101,7 @@ HWACCEL_YMM_INLINE void accumulate_pairs(Wide& acc, const GhashKey* key, const u
 // inlined there it could use xmm16-31, which its clear (vzeroall) misses.
 __attribute__((noinline, target(HWACCEL_VPCLMUL_AVX2))) void update_avx2(GhashKey* key, uint8_t y_bytes[16],
                                                                const uint8_t* data, size_t nblocks) {
-    if (nblocks < kFewBlocks) {
-        if (nblocks != 0) update_few(key, y_bytes, data, nblocks);
-        return;
-    }
+    if (nblocks < kFewBlocks) return pclmul_update(key, y_bytes, data, nblocks);
     ensure_powers(key, nblocks < kGroup ? nblocks : kGroup);
     __m128i y = load_reversed(y_bytes);
     for (; nblocks >= kGroup; nblocks -= kGroup, data += 16 * kGroup) {
@@ -180,10 +170,7 @@ HWACCEL_ZMM_INLINE void accumulate_quads(Wide& acc, const GhashKey* key, const u
 
 __attribute__((target(HWACCEL_VPCLMUL_AVX512))) void update_avx512(GhashKey* key, uint8_t y_bytes[16],
                                                                    const uint8_t* data, size_t nblocks) {
-    if (nblocks < kFewBlocks) {  // straight there, not through update_avx2
-        if (nblocks != 0) update_few(key, y_bytes, data, nblocks);
-        return;
-    }
+    if (nblocks < kFewBlocks) return pclmul_update(key, y_bytes, data, nblocks);  // not via update_avx2
     if (nblocks < kZmmFrom) {
         update_avx2(key, y_bytes, data, nblocks);
         return;

@@ -196,28 +196,6 @@ HWACCEL_CLMUL_INLINE __m128i finish_group(Wide acc, const GhashKey* key, __m128i
     return reduce(acc);
 }
 
-// GHASH over nblocks on xmm registers, groups of up to `group` blocks (<=
-// kPowers), each reduced once: the PCLMULQDQ engine's update, and the
-// VPCLMULQDQ engines' for a few blocks, where their wide registers have
-// nothing to fill and cost a fold and a full clear (vzeroall, and
-// xmm16-31 after AVX-512) that SSE code does not need.
-HWACCEL_CLMUL_INLINE void update_groups(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data,
-                                        size_t nblocks, size_t group) {
-    if (nblocks == 0) return;
-    ensure_powers(key, nblocks < group ? nblocks : group);
-    __m128i y = load_reversed(y_bytes);
-    while (nblocks > 0) {
-        const size_t m = nblocks < group ? nblocks : group;
-        const GhashKey* k = per_group(key);
-        Wide acc = zero_wide();
-        accumulate_blocks(acc, k, data, m, 0);
-        y = finish_group(acc, k, y, m);
-        data += 16 * m;
-        nblocks -= m;
-    }
-    store_reversed(y_bytes, y);
-}
-
 // Zeroes xmm0-15 (legacy SSE encoding, so any x86-64 CPU), where H's
 // powers, Y and the products were, and xmm16-31 too when the whole build
 // targets AVX-512 (-march=native on such a CPU): only then may the

@@ -11,7 +11,9 @@ namespace hwaccel::x86 {
 // (AVX-512 F/VL/BW) or 2 per ymm (AVX2).
 extern const GhashEngine ghash_vpclmul_avx512;
 extern const GhashEngine ghash_vpclmul_avx2;
-// ghash_pclmul.cpp: PCLMULQDQ + SSSE3, xmm, 16 blocks per reduction.
+// ghash_pclmul.cpp: PCLMULQDQ + SSSE3, xmm, 16 blocks per reduction. Its
+// update, which the VPCLMULQDQ engines also run for a few blocks.
 extern const GhashEngine ghash_pclmul;
+void pclmul_update(GhashKey* key, uint8_t y_bytes[16], const uint8_t* data, size_t nblocks);
 
 }  // namespace hwaccel::x86
